@@ -1,0 +1,55 @@
+# fluidops: `make test` sets up what it needs (Debian packages, a cached venv, the host image)
+# and runs every check. Caches live in $(FLUIDOPS_CACHE_DIR), outside the repository.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+export FLUIDOPS_CACHE_DIR ?= $(HOME)/.cache/fluidops
+export CONTAINERS_CONF := $(CURDIR)/tools/podman/containers.conf
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# Ansible keeps its temp files and its collection cache here, not in the project.
+export ANSIBLE_HOME := $(FLUIDOPS_CACHE_DIR)/ansible-home
+export ANSIBLE_LOCAL_TEMP := $(FLUIDOPS_CACHE_DIR)/ansible-tmp
+
+VENV_STAMP := $(FLUIDOPS_CACHE_DIR)/.venv-path
+venv = $(shell cat $(VENV_STAMP))
+run = PATH="$(venv)/bin:$$PATH"
+
+PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
+SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
+
+.PHONY: help deps host-image lint unit integration molecule test
+
+help:  ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+deps:  ## Debian packages and the Python venv (cached by requirements hash)
+	@mkdir -p $(FLUIDOPS_CACHE_DIR)
+	@tools/bootstrap.sh | tail -n1 > $(VENV_STAMP).tmp && mv $(VENV_STAMP).tmp $(VENV_STAMP)
+	@echo "venv: $$(cat $(VENV_STAMP))"
+
+host-image: deps  ## the podman image that stands in for a GPU node's OS (built once)
+	@tools/hostimage/build.sh > $(FLUIDOPS_CACHE_DIR)/.host-image
+
+lint: deps  ## yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+	$(run) yamllint --strict .
+	$(run) ansible-lint --offline --profile production
+	@for playbook in $(PLAYBOOKS); do \
+	  $(run) ansible-playbook --syntax-check "$$playbook" >/dev/null || { echo "syntax check failed: $$playbook"; exit 1; }; \
+	  echo "syntax ok: $$playbook"; \
+	done
+
+unit: deps  ## pytest for the plugins
+	$(run) python -m pytest -q tests/unit
+
+integration: host-image  ## preflight against real containers: bad input stops before anything changes
+	FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) python -m pytest -q tests/integration
+
+molecule: host-image  ## every molecule scenario
+	@for scenario in $(SCENARIOS); do \
+	  echo "== molecule scenario $$scenario"; \
+	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
+	done
+
+test: lint unit integration molecule  ## everything CI runs
+	@echo "make test: all checks passed"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the bundle and its tests need on a Debian/Ubuntu machine and reuses what is
+# already there: Debian packages (only the missing ones), then a Python virtual environment
+# keyed by the hash of requirements.txt + constraints.txt, kept outside the repository.
+# Prints the venv directory on stdout as its last line.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
+python=${FLUIDOPS_PYTHON:-python3}
+system_packages=(podman runc debootstrap uidmap slirp4netns)
+
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+missing=()
+for pkg in "${system_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+key=$(cat "$repo/requirements.txt" "$repo/constraints.txt" | sha256sum | cut -c1-12)
+venv="$cache_dir/venv-$key"
+if [ ! -x "$venv/bin/ansible-playbook" ] || [ ! -f "$venv/.complete" ]; then
+  log "creating Python venv $venv (first run only; about 2 minutes)"
+  rm -rf "$venv"
+  mkdir -p "$cache_dir"
+  "$python" -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check \
+    -r "$repo/requirements.txt" -c "$repo/constraints.txt" >&2
+  touch "$venv/.complete"
+fi
+
+# The collections come from the `ansible` package; check them against requirements.yml.
+"$venv/bin/python" "$repo/tools/check_collections.py" "$repo/requirements.yml" >&2
+echo "$venv"
