@@ -1,0 +1,154 @@
+"""Bad input stops the run with a clear message before any host changes.
+
+Real hosts: podman containers from the project's Debian image, one privileged (with
+/dev/fuse) and one unprivileged (without it). Each case runs the whole site.yml and then
+compares each host's state with a snapshot taken before.
+"""
+
+import json
+import os
+import re
+import subprocess
+import uuid
+
+import pytest
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")
+# What the node role would change on a host: fstab, mounts, FUSE config, limits, sysctls, packages.
+SNAPSHOT = (
+    "cat /etc/fstab; findmnt -rn -o TARGET,FSTYPE,OPTIONS | sort; cat /etc/fuse.conf 2>/dev/null; "
+    "ls -la /etc/security/limits.d /etc/sysctl.d /var/lib/docker 2>&1; "
+    "dpkg-query -W -f='${Package} ${Status}\\n' fuse3 libfuse2 2>&1 || true"
+)
+
+
+def podman(*args):
+    return subprocess.run(["podman", *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def hosts():
+    if not IMAGE:
+        pytest.fail("FLUIDOPS_HOST_IMAGE is not set: run through `make integration`, which builds the host image")
+    suffix = uuid.uuid4().hex[:6]
+    names = {"good": "pf-good-" + suffix, "nofuse": "pf-nofuse-" + suffix}
+    podman("run", "-d", "--name", names["good"], "--privileged", IMAGE)
+    podman("run", "-d", "--name", names["nofuse"], IMAGE)
+    try:
+        yield names
+    finally:
+        subprocess.run(["podman", "rm", "-f", "-t", "0", *names.values()], capture_output=True, check=False)
+
+
+def snapshot(name):
+    return podman("exec", name, "sh", "-c", SNAPSHOT)
+
+
+def write_inventory(tmp_path, members):
+    inventory = {
+        "all": {
+            "children": {
+                "gpu_nodes": {
+                    "hosts": {name: None for name in members},
+                    "vars": {"ansible_connection": "containers.podman.podman"},
+                }
+            }
+        }
+    }
+    path = tmp_path / "hosts.yml"
+    path.write_text(yaml.safe_dump(inventory))
+    return str(path)
+
+
+def run_site(inventory, extra_vars=None, check=False):
+    command = ["ansible-playbook", "-i", inventory, os.path.join(REPO, "site.yml")]
+    if extra_vars is not None:
+        command += ["-e", json.dumps(extra_vars)]
+    if check:
+        command.append("--check")
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, check=False)
+    return result.returncode, " ".join((result.stdout + result.stderr).split())
+
+
+MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
+
+BAD_VARIABLES = [
+    pytest.param(
+        {"gpu_node_cache_mounts": [dict(MOUNT, size="lots")]},
+        "gpu_node_cache_mounts[0].size=lots on /ram/alluxio is not a byte quantity above zero",
+        id="size-not-a-quantity",
+    ),
+    pytest.param(
+        {"gpu_node_cache_mounts": [dict(MOUNT, size="0Gi")]},
+        "gpu_node_cache_mounts[0].size=0Gi on /ram/alluxio is not a byte quantity above zero",
+        id="size-zero",
+    ),
+    pytest.param(
+        {"gpu_node_cache_mounts": [dict(MOUNT, path="ram/alluxio")]},
+        "gpu_node_cache_mounts[0].path=ram/alluxio is not an absolute path",
+        id="relative-mount-path",
+    ),
+    pytest.param(
+        {"gpu_node_tier_dirs": [{"path": "var/lib/docker/alluxio"}]},
+        "gpu_node_tier_dirs[0].path=var/lib/docker/alluxio is not an absolute path",
+        id="relative-tier-path",
+    ),
+    pytest.param(
+        {"gpu_node_cache_mounts": [dict(MOUNT, fstype="ext4")]},
+        "value of fstype must be one of: ramfs, tmpfs, got: ext4 found in gpu_node_cache_mounts",
+        id="unknown-fstype",
+    ),
+    pytest.param(
+        {"gpu_node_tier_dirs": [{"path": "/var/lib/docker/jindo", "mode": "rwx"}]},
+        'gpu_node_tier_dirs[0].mode=rwx is not a quoted octal mode such as "0750"',
+        id="bad-mode",
+    ),
+    pytest.param(
+        {"gpu_node_cache_mounts": [MOUNT], "gpu_node_tier_dirs": [{"path": "/ram/alluxio/"}]},
+        "list a path more than once (/ram/alluxio)",
+        id="duplicate-path",
+    ),
+]
+
+
+@pytest.mark.parametrize("extra_vars, message", BAD_VARIABLES)
+def test_bad_variable_stops_before_anything_changes(hosts, tmp_path, extra_vars, message):
+    inventory = write_inventory(tmp_path, [hosts["good"]])
+    before = snapshot(hosts["good"])
+    returncode, output = run_site(inventory, extra_vars)
+    assert returncode != 0
+    assert message in output
+    assert "Prepare the GPU nodes" not in output
+    assert snapshot(hosts["good"]) == before
+
+
+def test_empty_gpu_nodes_group_is_refused(tmp_path):
+    inventory = write_inventory(tmp_path, [])
+    returncode, output = run_site(inventory)
+    assert returncode != 0
+    assert "The inventory group gpu_nodes (preflight_gpu_nodes_group) is empty" in output
+
+
+def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):
+    inventory = write_inventory(tmp_path, [hosts["good"], hosts["nofuse"]])
+    before = {name: snapshot(name) for name in hosts.values()}
+    returncode, output = run_site(inventory)
+    assert returncode != 0
+    assert hosts["nofuse"] + " has no usable /dev/fuse. It is a podman container: start it with --device /dev/fuse" in output
+    assert "Prepare the GPU nodes" not in output
+    assert {name: snapshot(name) for name in hosts.values()} == before
+
+
+def test_check_mode_on_a_fresh_host_changes_nothing(hosts, tmp_path):
+    inventory = write_inventory(tmp_path, [hosts["good"]])
+    before = snapshot(hosts["good"])
+    node_vars = {"gpu_node_cache_mounts": [MOUNT], "gpu_node_tier_dirs": [{"path": "/var/lib/docker/alluxio"}]}
+    returncode, output = run_site(inventory, node_vars, check=True)
+    assert returncode == 0, output
+    # Check mode reports what it would change on the fresh host, and changes none of it.
+    would_change = int(re.search(re.escape(hosts["good"]) + r" : ok=\d+ changed=(\d+)", output).group(1))
+    assert would_change > 0
+    assert snapshot(hosts["good"]) == before
