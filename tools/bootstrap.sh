@@ -12,6 +12,9 @@ system_packages=(podman runc debootstrap uidmap slirp4netns)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
+# Debian's own python3 needs python3-venv for `python3 -m venv`; other Pythons carry ensurepip.
+"$python" -c 'import ensurepip' 2>/dev/null || system_packages+=(python3-venv)
+
 missing=()
 for pkg in "${system_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
