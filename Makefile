@@ -18,7 +18,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit integration molecule test
+.PHONY: help deps host-image lint unit integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -46,10 +46,31 @@ integration: host-image  ## preflight against real containers: bad input stops b
 	FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) python -m pytest -q tests/integration
 
 molecule: host-image  ## every molecule scenario
+	@if podman container exists gpu-node-1 && [ "$$(podman container inspect -f '{{index .Config.Labels "fluidops.local"}}' gpu-node-1)" = host ]; then \
+	  echo "the local cluster is up and its hosts use the node scenario's names: run make cluster-down first"; exit 1; fi
 	@for scenario in $(SCENARIOS); do \
 	  echo "== molecule scenario $$scenario"; \
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-test: lint unit integration molecule  ## everything CI runs
+cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
+	$(run) python -m pytest -q tests/cluster
+
+test: lint unit integration molecule cluster-test  ## everything CI runs
 	@echo "make test: all checks passed"
+
+cluster-up: host-image  ## start the local cluster (builds its parts once; later starts take seconds)
+	@tools/localcluster/cluster.sh up
+
+cluster-down:  ## stop the local cluster: no process, host container or state is left
+	@tools/localcluster/cluster.sh down
+
+cluster-kubeconfig:  ## print the local cluster's kubeconfig path
+	@tools/localcluster/cluster.sh kubeconfig
+
+cluster-status:  ## what of the local cluster runs
+	@tools/localcluster/cluster.sh status
+
+demo: cluster-up  ## start the local cluster and run site.yml against it
+	$(run) ansible-playbook site.yml
+	@tools/localcluster/show.sh

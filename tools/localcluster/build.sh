@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Builds or fetches the local cluster's parts into the cache, keyed by version, and prints
+# nothing else than progress on stderr. A second run finds everything and returns at once.
+#   kube      kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and etcd (kube/)
+#   kwok      simulated kubelets, go install sigs.k8s.io/kwok/cmd/kwok
+#   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in
+#   fluid     the Fluid chart and CRDs from the Fluid Go module (plus a packaged archive)
+#   mpijob    the MPIJob CRD from the mpi-operator Go module
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+. "$here/versions.env"
+cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
+mkdir -p "$cache"
+export CGO_ENABLED=0
+
+log() { printf '[localcluster build] %s\n' "$*" >&2; }
+# Runs a long command, saying every 30 s that it still runs, then how long it took.
+timed() {
+  local start=$SECONDS pid status=0
+  "$@" & pid=$!
+  while ! wait_quietly "$pid" 30; do log "  still working ($((SECONDS - start)) s)"; done
+  wait "$pid" || status=$?
+  ((status == 0)) || { log "  failed after $((SECONDS - start)) s"; return "$status"; }
+  log "  done in $((SECONDS - start)) s"
+}
+wait_quietly() {  # true once PID has ended, false after SECONDS while it still runs
+  local pid=$1 left=$2
+  while ((left-- > 0)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done
+  ! kill -0 "$pid" 2>/dev/null
+}
+
+go_version_of() { awk -v m="$1" '$1 == m {print $2}' "$here/kube/go.mod" | head -1; }
+if [ "$(go_version_of k8s.io/kubernetes)" != "$KUBE_VERSION" ]; then
+  log "KUBE_VERSION=$KUBE_VERSION but kube/go.mod requires k8s.io/kubernetes $(go_version_of k8s.io/kubernetes): change both together"
+  exit 2
+fi
+
+# kube: keyed by the version and the hash of the wrapper module, so an edit rebuilds it.
+kube_key=$(cat "$here/kube/go.mod" "$here/kube/go.sum" "$here/kube/main.go" | sha256sum | cut -c1-10)
+kube_bin="$cache/kube-$KUBE_VERSION-$kube_key/kube"
+if [ ! -x "$kube_bin" ]; then
+  log "building kube $KUBE_VERSION (apiserver, controller-manager, scheduler, kubectl, etcd): first run only, 10-20 min on 2 cores"
+  minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    # Without these /version reports v0.0.0-master and Helm charts comparing versions (Fluid's) break.
+    ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+  done
+  (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" .)
+  mv "$kube_bin.part" "$kube_bin"
+fi
+ln -sfn "$kube_bin" "$cache/kube"
+
+kwok_bin="$cache/kwok-$KWOK_VERSION/kwok"
+if [ ! -x "$kwok_bin" ]; then
+  log "installing kwok $KWOK_VERSION"
+  GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+fi
+ln -sfn "$kwok_bin" "$cache/kwok"
+
+helm_bin="$cache/helm-$HELM_VERSION/helm"
+if [ ! -x "$helm_bin" ]; then
+  log "installing helm $HELM_VERSION"
+  GOBIN="$(dirname "$helm_bin")" timed go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+fi
+ln -sfn "$helm_bin" "$cache/helm"
+
+module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
+
+fluid_dir="$cache/fluid-$FLUID_VERSION"
+if [ ! -f "$fluid_dir/.complete" ]; then
+  log "fetching the Fluid $FLUID_VERSION chart and CRDs from its Go module"
+  src=$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")
+  rm -rf "$fluid_dir" && mkdir -p "$fluid_dir"
+  cp -r "$src/charts/." "$fluid_dir/charts" && chmod -R u+w "$fluid_dir"
+  # Module zips drop symlinks: the engine charts' charts/library link to ../../library.
+  for chart in "$fluid_dir"/charts/*/; do
+    [ "$(basename "$chart")" = library ] && continue
+    if grep -q 'repository: "file://../library"' "$chart/Chart.yaml" 2>/dev/null; then
+      mkdir -p "$chart/charts" && cp -r "$fluid_dir/charts/library" "$chart/charts/library"
+    fi
+  done
+  "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
+  touch "$fluid_dir/.complete"
+fi
+ln -sfn "$fluid_dir" "$cache/fluid"
+
+mpi_dir="$cache/mpi-operator-$MPI_OPERATOR_VERSION"
+if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
+  log "fetching the MPIJob CRD from mpi-operator $MPI_OPERATOR_VERSION"
+  src=$(module_dir "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
+  mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
+fi
+ln -sfn "$mpi_dir" "$cache/mpi-operator"
+log "parts ready in $cache"

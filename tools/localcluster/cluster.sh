@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# The local cluster: real etcd, kube-apiserver, kube-controller-manager and kube-scheduler,
+# kwok simulating four V100 nodes and the Fluid/MPIJob controllers, and four podman hosts
+# with the nodes' names for the OS-level roles.
+#   cluster.sh up          start it (builds the parts on first use); harmless when already up
+#   cluster.sh down        stop every process, remove the hosts and the cluster's state
+#   cluster.sh kubeconfig  print the kubeconfig path
+#   cluster.sh status      say what runs
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
+run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
+kubeconfig="$run/kubeconfig"
+nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)
+# Loopback only, on ports away from the usual ones so a real cluster's tools are not confused.
+etcd_port=23790 etcd_peer_port=23800 apiserver_port=16443 kwok_port=10347
+components=(etcd apiserver controller-manager scheduler kwok)
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
+
+log() { printf '[localcluster] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+kube() { "$cache/kube" "$@"; }
+kubectl() { "$cache/kube" kubectl --kubeconfig "$kubeconfig" "$@"; }
+
+running() { [ -f "$run/pids/$1" ] && kill -0 "$(cat "$run/pids/$1")" 2>/dev/null; }
+
+start() {  # start NAME COMMAND...: in its own session, logging to logs/NAME.log
+  local name=$1; shift
+  running "$name" && return 0
+  setsid "$@" >"$run/logs/$name.log" 2>&1 < /dev/null &
+  echo $! > "$run/pids/$name"
+}
+
+wait_for() {  # wait_for WHAT SECONDS COMMAND...: progress every 5 s, the log tail on timeout
+  local what=$1 limit=$2 waited=0; shift 2
+  until "$@" >/dev/null 2>&1; do
+    if ((waited >= limit)); then
+      log "$what: not ready after $limit s"
+      return 1
+    fi
+    ((waited > 0 && waited % 5 == 0)) && log "  waiting for $what ($waited s)"
+    sleep 1; waited=$((waited + 1))
+  done
+}
+
+show_log_and_die() { log "last lines of $run/logs/$1.log:"; tail -n 20 "$run/logs/$1.log" >&2 || true; die "$2"; }
+
+write_credentials() {
+  mkdir -p "$run"/{pki,logs,pids,etcd}
+  [ -f "$run/pki/sa.key" ] || openssl genrsa -out "$run/pki/sa.key" 2048 2>/dev/null
+  if [ ! -f "$run/pki/tokens.csv" ]; then
+    local token; token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+    echo "$token,admin,admin,\"system:masters\"" > "$run/pki/tokens.csv"
+    chmod 600 "$run/pki/tokens.csv"
+  fi
+}
+
+write_kubeconfig() {
+  # The apiserver makes its own self-signed serving certificate; clients trust exactly that one.
+  cat > "$kubeconfig.part" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+  - name: fluidops-local
+    cluster:
+      server: https://127.0.0.1:$apiserver_port
+      certificate-authority: $run/pki/apiserver.crt
+users:
+  - name: admin
+    user:
+      token: $(cut -d, -f1 "$run/pki/tokens.csv")
+contexts:
+  - name: fluidops-local
+    context: {cluster: fluidops-local, user: admin}
+current-context: fluidops-local
+KUBECONFIG
+  chmod 600 "$kubeconfig.part" && mv "$kubeconfig.part" "$kubeconfig"
+}
+
+start_control_plane() {
+  start etcd "$cache/kube" etcd --name local --data-dir "$run/etcd" --unsafe-no-fsync --log-level warn \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+    --initial-cluster "local=http://127.0.0.1:$etcd_peer_port"
+  wait_for etcd 30 curl -sf "http://127.0.0.1:$etcd_port/health" || show_log_and_die etcd "etcd did not start"
+
+  start apiserver "$cache/kube" apiserver \
+    --etcd-servers "http://127.0.0.1:$etcd_port" --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
+    --secure-port "$apiserver_port" --cert-dir "$run/pki" \
+    --service-cluster-ip-range 10.96.0.0/16 --allow-privileged=true \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$run/pki/sa.key" --service-account-signing-key-file "$run/pki/sa.key" \
+    --token-auth-file "$run/pki/tokens.csv" --authorization-mode RBAC \
+    --kubelet-preferred-address-types InternalIP,Hostname --enable-priority-and-fairness=false
+  wait_for "the apiserver's certificate" 60 test -s "$run/pki/apiserver.crt" || show_log_and_die apiserver "the apiserver did not start"
+  write_kubeconfig
+  wait_for "the apiserver" 90 kubectl get --raw /readyz || show_log_and_die apiserver "the apiserver did not become ready"
+
+  start controller-manager "$cache/kube" controller-manager --kubeconfig "$kubeconfig" \
+    --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port 10357 \
+    --service-account-private-key-file "$run/pki/sa.key" --use-service-account-credentials=false \
+    --controllers '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller,-route'
+  start scheduler "$cache/kube" scheduler --kubeconfig "$kubeconfig" \
+    --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port 10359
+}
+
+install_crds() {
+  # kwok's custom-resource Stages need these CRDs before kwok starts.
+  kubectl apply --server-side --force-conflicts -f "$cache/fluid/charts/fluid/fluid/crds/" \
+    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" >/dev/null
+  kubectl wait --for condition=established --timeout 60s crd --all >/dev/null
+}
+
+create_nodes() {
+  local name
+  for name in "${nodes[@]}"; do
+    # The seeds' machines: ecs.gn6v-c10g1.20xlarge, 82 vCPU, 336 GiB, 8 x Tesla V100-SXM2-16GB.
+    cat <<NODE
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: $name
+  annotations:
+    kwok.x-k8s.io/node: fake
+    node.alpha.kubernetes.io/ttl: "0"
+  labels:
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+    kubernetes.io/hostname: $name
+    node.kubernetes.io/instance-type: ecs.gn6v-c10g1.20xlarge
+    aliyun.accelerator/nvidia_name: Tesla-V100-SXM2-16GB
+    type: kwok
+status:
+  capacity: {cpu: "82", memory: 336Gi, pods: "110", nvidia.com/gpu: "8", ephemeral-storage: 500Gi}
+  allocatable: {cpu: "82", memory: 336Gi, pods: "110", nvidia.com/gpu: "8", ephemeral-storage: 500Gi}
+NODE
+  done | kubectl apply -f - >/dev/null
+}
+
+start_kwok() {
+  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" \
+    --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
+    --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
+  wait_for "four Ready nodes" 60 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
+}
+
+nodes_ready() {
+  [ "$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)" -eq "${#nodes[@]}" ]
+}
+
+start_hosts() {
+  local image name
+  image=$("$repo/tools/hostimage/build.sh")
+  for name in "${nodes[@]}"; do
+    if podman container exists "$name"; then
+      podman start "$name" >/dev/null
+    else
+      podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host "$image" >/dev/null
+    fi
+  done
+}
+
+up() {
+  local start_time=$SECONDS
+  "$here/build.sh"
+  write_credentials
+  log "starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler"
+  start_control_plane
+  install_crds
+  create_nodes
+  log "starting kwok (simulated kubelets and controllers)"
+  start_kwok
+  log "starting the node hosts (podman): ${nodes[*]}"
+  start_hosts
+  log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
+}
+
+down() {
+  local index name pid
+  for ((index = ${#components[@]} - 1; index >= 0; index--)); do
+    name=${components[index]}
+    [ -f "$run/pids/$name" ] || continue
+    pid=$(cat "$run/pids/$name")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -KILL -- "-$pid" 2>/dev/null || true
+    fi
+    rm -f "$run/pids/$name"
+  done
+  for name in "${nodes[@]}"; do
+    podman container exists "$name" && podman rm -f -t 0 "$name" >/dev/null
+  done
+  rm -rf "$run"
+  log "down: no cluster process, host container or state left"
+}
+
+status() {
+  local name
+  for name in "${components[@]}"; do
+    if running "$name"; then echo "$name: running (pid $(cat "$run/pids/$name"))"; else echo "$name: stopped"; fi
+  done
+  for name in "${nodes[@]}"; do
+    echo "host $name: $(podman container inspect -f '{{.State.Status}}' "$name" 2>/dev/null || echo absent)"
+  done
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  kubeconfig) echo "$kubeconfig" ;;
+  status) status ;;
+  *) echo "usage: $0 up|down|kubeconfig|status" >&2; exit 2 ;;
+esac
