@@ -100,18 +100,100 @@ def test_apiserver_rejects_a_dataset_that_breaks_the_crd_schema(api):
     assert "spec.mounts" in error.value.body and "array" in error.value.body
 
 
-def test_dataset_becomes_bound_through_the_simulated_controller(api):
-    objects = client.CustomObjectsApi(api)
-    dataset = {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "imagenet", "namespace": "default"},
-               "spec": {"mounts": [{"mountPoint": "oss://imagenet/data/", "name": "imagenet"}]}}
-    objects.create_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", dataset)
-    phase = None
-    for _ in range(60):
-        phase = objects.get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", "imagenet").get("status", {}).get("phase")
-        if phase == "Bound":
-            break
-        time.sleep(0.5)
-    assert phase == "Bound"
+FLUID = ("data.fluid.io", "v1alpha1")
+
+
+def create(api, plural, body, group=FLUID):
+    return client.CustomObjectsApi(api).create_namespaced_custom_object(group[0], group[1], "default", plural, body)
+
+
+def get(api, plural, name, group=FLUID):
+    return client.CustomObjectsApi(api).get_namespaced_custom_object(group[0], group[1], "default", plural, name)
+
+
+def wait_until(predicate, seconds=60, every=0.5):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("condition not met in %d s" % seconds)
+
+
+def dataset(name):
+    return {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": name},
+            "spec": {"mounts": [{"mountPoint": "oss://imagenet/data/", "name": name}]}}
+
+
+def test_simulated_dataset_binds_only_once_its_runtime_is_ready(api):
+    create(api, "datasets", dataset("imagenet"))
+    create(api, "datasets", dataset("no-runtime"))
+    create(api, "alluxioruntimes", {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "imagenet"},
+        "spec": {"replicas": 4, "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "100Gi"}]}}})
+    status = wait_until(lambda: get(api, "datasets", "imagenet").get("status", {}).get("phase") == "Bound"
+                        and get(api, "datasets", "imagenet")["status"])
+    assert status["cacheStates"]["cacheCapacity"] == "400.00GiB"  # 4 workers x 100Gi
+    assert status["cacheStates"]["cachedPercentage"] == "0.0%"
+    assert get(api, "alluxioruntimes", "imagenet")["status"]["workerNumberReady"] == 4
+    assert get(api, "datasets", "no-runtime")["status"]["phase"] == "NotBound"
+    claim = client.CoreV1Api(api).read_namespaced_persistent_volume_claim("imagenet", "default")
+    assert claim.spec.volume_name == "default-imagenet"
+
+
+def test_simulated_dataload_raises_the_cached_percentage_to_complete(api):
+    create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "warmup"},
+                              "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "target": [{"path": "/"}]}})
+    seen = set()
+
+    def complete():
+        seen.add(get(api, "datasets", "imagenet")["status"]["cacheStates"]["cachedPercentage"])
+        return get(api, "dataloads", "warmup").get("status", {}).get("phase") == "Complete"
+
+    wait_until(complete, seconds=60, every=0.3)
+    assert get(api, "datasets", "imagenet")["status"]["cacheStates"]["cachedPercentage"] == "100.0%"
+    rising = sorted(float(value.rstrip("%")) for value in seen)
+    assert len([value for value in rising if 0.0 < value < 100.0]) >= 3, rising
+
+
+def test_simulated_dataload_of_a_missing_path_fails_with_conditions(api):
+    create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "missing"},
+                              "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "target": [{"path": "/no/such/dir"}]}})
+    status = wait_until(lambda: get(api, "dataloads", "missing").get("status", {}).get("phase") == "Failed"
+                        and get(api, "dataloads", "missing")["status"])
+    assert status["conditions"][0]["type"] == "Failed"
+    assert "/no/such/dir does not exist" in status["conditions"][0]["message"]
+
+
+def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
+    template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
+    worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}],
+                       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]}}
+    create(api, "mpijobs", {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
+                            "spec": {"slotsPerWorker": 8, "mpiReplicaSpecs": {
+                                "Launcher": {"replicas": 1, "template": template},
+                                "Worker": {"replicas": 4, "template": worker}}}}, group=("kubeflow.org", "v2beta1"))
+    core = client.CoreV1Api(api)
+
+    def launcher_phase():
+        try:
+            return core.read_namespaced_pod("resnet50-launcher", "default").status.phase
+        except ApiException as error:
+            if error.status == 404:
+                return None
+            raise
+
+    wait_until(lambda: launcher_phase() == "Running")
+    pods = core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
+    assert sorted(p.metadata.labels["training.kubeflow.org/job-role"] for p in pods) == ["launcher"] + ["worker"] * 4
+    log = core.read_namespaced_pod_log("resnet50-launcher", "default", container="mpi")
+    assert "[1,0]<stdout>:1000\timages/sec: " in log
+    assert "total images/sec: " in log and "Accuracy @ 5 = " in log
+    assert "SIMULATED" in log
+    wait_until(lambda: launcher_phase() == "Succeeded", seconds=60)
+    conditions = get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1"))["status"]["conditions"]
+    assert {c["type"]: c["status"] for c in conditions}["Succeeded"] == "True"
 
 
 def test_cluster_down_leaves_nothing_behind(kubeconfig):

@@ -30,6 +30,7 @@ wait_quietly() {  # true once PID has ended, false after SECONDS while it still 
   ! kill -0 "$pid" 2>/dev/null
 }
 
+module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
 go_version_of() { awk -v m="$1" '$1 == m {print $2}' "$here/kube/go.mod" | head -1; }
 if [ "$(go_version_of k8s.io/kubernetes)" != "$KUBE_VERSION" ]; then
   log "KUBE_VERSION=$KUBE_VERSION but kube/go.mod requires k8s.io/kubernetes $(go_version_of k8s.io/kubernetes): change both together"
@@ -58,6 +59,13 @@ if [ ! -x "$kwok_bin" ]; then
   GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 fi
 ln -sfn "$kwok_bin" "$cache/kwok"
+if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_logs.yaml" ]; then
+  # kwok serves the simulated launcher logs through its Logs objects.
+  src=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
+  mkdir -p "$cache/kwok-crds-$KWOK_VERSION"
+  cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
+fi
+ln -sfn "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 
 helm_bin="$cache/helm-$HELM_VERSION/helm"
 if [ ! -x "$helm_bin" ]; then
@@ -67,8 +75,6 @@ if [ ! -x "$helm_bin" ]; then
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 fi
 ln -sfn "$helm_bin" "$cache/helm"
-
-module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
 
 fluid_dir="$cache/fluid-$FLUID_VERSION"
 if [ ! -f "$fluid_dir/.complete" ]; then

@@ -15,7 +15,7 @@ kubeconfig="$run/kubeconfig"
 nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)
 # Loopback only, on ports away from the usual ones so a real cluster's tools are not confused.
 etcd_port=23790 etcd_peer_port=23800 apiserver_port=16443 kwok_port=10347
-components=(etcd apiserver controller-manager scheduler kwok)
+components=(etcd apiserver controller-manager scheduler kwok simulator)
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -101,7 +101,7 @@ start_control_plane() {
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port 10357 \
     --service-account-private-key-file "$run/pki/sa.key" --use-service-account-credentials=false \
-    --controllers '*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle,-service-lb-controller,-route'
+    --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route'
   start scheduler "$cache/kube" scheduler --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port 10359
@@ -110,7 +110,7 @@ start_control_plane() {
 install_crds() {
   # kwok's custom-resource Stages need these CRDs before kwok starts.
   kubectl apply --server-side --force-conflicts -f "$cache/fluid/charts/fluid/fluid/crds/" \
-    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" >/dev/null
+    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" -f "$cache/kwok-crds/kwok.x-k8s.io_logs.yaml" >/dev/null
   kubectl wait --for condition=established --timeout 60s crd --all >/dev/null
 }
 
@@ -142,10 +142,19 @@ NODE
 }
 
 start_kwok() {
-  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" \
+  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
   wait_for "four Ready nodes" 60 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
+}
+
+start_simulator() {
+  local python=${FLUIDOPS_PYTHON:-}
+  [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
+  [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
+  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --log-dir "$run/simulated-logs"
+  sleep 1
+  running simulator || show_log_and_die simulator "the simulator stopped"
 }
 
 nodes_ready() {
@@ -174,6 +183,7 @@ up() {
   create_nodes
   log "starting kwok (simulated kubelets and controllers)"
   start_kwok
+  start_simulator
   log "starting the node hosts (podman): ${nodes[*]}"
   start_hosts
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"

@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+"""SIMULATED controllers for the local cluster, where a kwok Stage cannot express the logic.
+
+kwok Stages (kwok.yaml) do what depends on one object alone: Dataset -> NotBound, runtimes ->
+Ready, DataLoad Pending -> Executing, MPIJob Created -> Running -> Succeeded. This process does
+what needs several objects or a counter, as Fluid's and mpi-operator's controllers would:
+
+- Dataset NotBound -> Bound once the runtime of the same name is Ready, with cache states from
+  the runtime's tiers, and the PV/PVC Fluid creates for a bound dataset;
+- DataLoad Executing -> Complete while the dataset's cached bytes and percentage rise, or
+  -> Failed with Fluid-style conditions when a target path is not in the simulated UFS;
+- MPIJob -> launcher and worker pods (kwok runs them) and the launcher's log in the real
+  tf_cnn_benchmarks format, served by kwok through a Logs object.
+
+Nothing here runs Fluid, Alluxio or TensorFlow. It is a level-triggered loop: list, compare,
+patch, once a second.
+"""
+
+import argparse
+import logging
+import os
+import random
+import sys
+import time
+
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+
+FLUID = ("data.fluid.io", "v1alpha1")
+RUNTIMES = (("alluxioruntimes", "alluxio"), ("jindoruntimes", "jindo"))
+GIB = 1024 ** 3
+UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+# The simulated under-file-system: ImageNet as ~130 MB TFRecords (seed 004), 143.67 GiB in all.
+UFS_PATHS = {"/": 143.67 * GIB, "/train": 137.9 * GIB, "/validation": 5.77 * GIB}
+LOAD_SECONDS = 10  # a full warm-up takes this long in the simulation
+LOG = logging.getLogger("simulator")
+
+
+def human_bytes(count):
+    value, unit = float(count), 0
+    while value >= 1024 and unit < len(UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    return "%.2f%s" % (value, UNITS[unit])
+
+
+def parse_bytes(text):
+    text = str(text).strip()
+    for index, unit in reversed(list(enumerate(UNITS))):
+        for suffix in (unit, unit[:-1] if unit.endswith("iB") else None):
+            if suffix and text.endswith(suffix) and text[: -len(suffix)].replace(".", "", 1).isdigit():
+                return float(text[: -len(suffix)]) * 1024 ** index
+    return float(text) if text.replace(".", "", 1).isdigit() else 0.0
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def condition(kind, reason, message, status="True"):
+    return {"type": kind, "status": status, "reason": reason, "message": message,
+            "lastProbeTime": now(), "lastTransitionTime": now(), "lastUpdateTime": now()}
+
+
+class Simulator:
+    def __init__(self, api, log_dir):
+        self.custom = client.CustomObjectsApi(api)
+        self.core = client.CoreV1Api(api)
+        self.log_dir = log_dir
+        self.loads = {}  # DataLoad uid -> (start time, start cached bytes)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def list(self, plural, group=FLUID):
+        return self.custom.list_cluster_custom_object(group[0], group[1], plural)["items"]
+
+    def patch_status(self, plural, obj, status, group=FLUID):
+        meta = obj["metadata"]
+        self.custom.patch_namespaced_custom_object_status(
+            group[0], group[1], meta["namespace"], plural, meta["name"], {"status": status})
+
+    def runtime_of(self, dataset):
+        meta = dataset["metadata"]
+        for plural, kind in RUNTIMES:
+            try:
+                runtime = self.custom.get_namespaced_custom_object(FLUID[0], FLUID[1], meta["namespace"], plural, meta["name"])
+            except ApiException as error:
+                if error.status == 404:
+                    continue
+                raise
+            return kind, runtime
+        return None, None
+
+    # -- datasets ----------------------------------------------------------------------------
+    def bind_datasets(self):
+        for dataset in self.list("datasets"):
+            if dataset.get("status", {}).get("phase") != "NotBound" or dataset["metadata"].get("deletionTimestamp"):
+                continue
+            kind, runtime = self.runtime_of(dataset)
+            if not runtime or runtime.get("status", {}).get("masterPhase") != "Ready":
+                continue
+            levels = runtime["spec"].get("tieredstore", {}).get("levels", [])
+            replicas = runtime["spec"].get("replicas", 1)
+            capacity = sum(parse_bytes(level.get("quota", 0)) for level in levels) * replicas
+            meta = dataset["metadata"]
+            self.patch_status("datasets", dataset, {
+                "phase": "Bound",
+                "ufsTotal": human_bytes(UFS_PATHS["/"]),
+                "fileNum": "1152",
+                "cacheStates": {"cacheCapacity": human_bytes(capacity), "cached": "0.00B", "cachedPercentage": "0.0%",
+                                "cacheHitRatio": "0.0%", "localHitRatio": "0.0%", "remoteHitRatio": "0.0%",
+                                "cacheThroughputRatio": "0.0%", "localThroughputRatio": "0.0%", "remoteThroughputRatio": "0.0%"},
+                "runtimes": [{"name": meta["name"], "namespace": meta["namespace"], "type": kind,
+                              "category": "Accelerate", "masterReplicas": 1}],
+                "conditions": [condition("Ready", "DatasetReady", "The ddc runtime is ready (simulated).")],
+            })
+            self.create_volume(dataset, kind)
+            LOG.info("dataset %s/%s Bound (runtime %s ready)", meta["namespace"], meta["name"], kind)
+
+    def create_volume(self, dataset, kind):
+        meta = dataset["metadata"]
+        owner = [{"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "name": meta["name"], "uid": meta["uid"]}]
+        pv_name = "%s-%s" % (meta["namespace"], meta["name"])
+        access = dataset["spec"].get("accessModes") or ["ReadOnlyMany"]
+        pv = {"metadata": {"name": pv_name, "labels": {"fluid.io/s-%s-%s" % (meta["namespace"], meta["name"]): "true"},
+                           "ownerReferences": owner},
+              "spec": {"capacity": {"storage": "100Pi"}, "accessModes": access, "storageClassName": "fluid",
+                       "persistentVolumeReclaimPolicy": "Retain",
+                       "claimRef": {"namespace": meta["namespace"], "name": meta["name"]},
+                       "csi": {"driver": "fuse.csi.fluid.io", "volumeHandle": pv_name,
+                               "volumeAttributes": {"fluid_path": "/runtime-mnt/%s/%s/%s/%s-fuse" % (kind, meta["namespace"], meta["name"], kind),
+                                                    "mount_type": "fuse.%s" % kind}}}}
+        pvc = {"metadata": {"name": meta["name"], "namespace": meta["namespace"], "ownerReferences": owner,
+                            "labels": {"fluid.io/dataset-id": "%s-%s" % (meta["namespace"], meta["name"])}},
+               "spec": {"accessModes": access, "storageClassName": "fluid", "volumeName": pv_name,
+                        "resources": {"requests": {"storage": "100Pi"}}}}
+        for create, body in ((self.core.create_persistent_volume, pv),
+                             (lambda b: self.core.create_namespaced_persistent_volume_claim(meta["namespace"], b), pvc)):
+            try:
+                create(body)
+            except ApiException as error:
+                if error.status != 409:
+                    raise
+
+    # -- dataloads -------------------------------------------------------------------------
+    def run_dataloads(self):
+        for load in self.list("dataloads"):
+            uid, status = load["metadata"]["uid"], load.get("status", {})
+            if status.get("phase") != "Executing":
+                self.loads.pop(uid, None)
+                continue
+            spec = load["spec"]
+            ref = spec["dataset"]
+            try:
+                dataset = self.custom.get_namespaced_custom_object(
+                    FLUID[0], FLUID[1], ref.get("namespace") or load["metadata"]["namespace"], "datasets", ref["name"])
+            except ApiException as error:
+                if error.status != 404:
+                    raise
+                self.fail(load, "DataLoadJobFailed", "dataset %s not found" % ref["name"])
+                continue
+            bad = [t["path"] for t in spec.get("target", []) if self.ufs_size(t["path"]) is None]
+            if bad:
+                self.fail(load, "DataLoadJobFailed", "target path %s does not exist in the under file system" % ", ".join(bad))
+                continue
+            self.advance(load, dataset)
+
+    @staticmethod
+    def ufs_size(path):
+        path = "/" + path.strip("/")
+        for prefix, size in UFS_PATHS.items():
+            if path == prefix:
+                return size
+        return None
+
+    def advance(self, load, dataset):
+        uid = load["metadata"]["uid"]
+        states = dataset.get("status", {}).get("cacheStates", {})
+        cached_start = parse_bytes(states.get("cached", "0B"))
+        start, cached_start = self.loads.setdefault(uid, (time.time(), cached_start))
+        targets = load["spec"].get("target") or [{"path": "/"}]
+        wanted = min(UFS_PATHS["/"], sum(self.ufs_size(t["path"]) for t in targets))
+        capacity = parse_bytes(states.get("cacheCapacity", "0B")) or UFS_PATHS["/"]
+        goal = min(capacity, max(cached_start, wanted))
+        fraction = min(1.0, (time.time() - start) / LOAD_SECONDS)
+        cached = cached_start + (goal - cached_start) * fraction
+        self.patch_status("datasets", dataset, {"cacheStates": {
+            "cached": human_bytes(cached), "cachedPercentage": "%.1f%%" % (100.0 * cached / UFS_PATHS["/"])}})
+        if fraction >= 1.0:
+            seconds = int(time.time() - start)
+            self.patch_status("dataloads", load, {
+                "phase": "Complete", "duration": "%dm%ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds,
+                "conditions": [condition("Complete", "DataLoadJobComplete", "DataLoad job completed (simulated)")]})
+            self.loads.pop(uid, None)
+            LOG.info("dataload %s Complete: %s cached", load["metadata"]["name"], human_bytes(cached))
+
+    def fail(self, load, reason, message):
+        self.patch_status("dataloads", load, {
+            "phase": "Failed", "duration": "0s", "conditions": [condition("Failed", reason, message)]})
+        self.loads.pop(load["metadata"]["uid"], None)
+        LOG.info("dataload %s Failed: %s", load["metadata"]["name"], message)
+
+    # -- mpijobs ---------------------------------------------------------------------------
+    def start_mpijobs(self):
+        for job in self.list("mpijobs", group=("kubeflow.org", "v2beta1")):
+            meta = job["metadata"]
+            if meta.get("deletionTimestamp"):
+                continue
+            try:
+                launcher = self.core.read_namespaced_pod(meta["name"] + "-launcher", meta["namespace"])
+            except ApiException as error:
+                if error.status != 404:
+                    raise
+                self.create_job_pods(job)
+                continue
+            succeeded = any(c["type"] == "Succeeded" and c["status"] == "True" for c in job.get("status", {}).get("conditions", []))
+            if succeeded and launcher.status.phase == "Running":
+                self.finish_launcher(launcher)
+
+    def finish_launcher(self, pod):
+        """The launcher exits 0 and stays Completed, holding its volumes as a real one does (seed 003's trap)."""
+        statuses = [{"name": c.name, "ready": False, "restartCount": 0, "image": c.image, "imageID": "",
+                     "state": {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": now(),
+                                              "startedAt": pod.status.start_time.strftime("%Y-%m-%dT%H:%M:%SZ")}}}
+                    for c in pod.spec.containers]
+        self.core.patch_namespaced_pod_status(pod.metadata.name, pod.metadata.namespace, {"status": {
+            "phase": "Succeeded", "containerStatuses": statuses,
+            "conditions": [{"type": "Ready", "status": "False", "reason": "PodCompleted"}]}})
+        LOG.info("launcher %s Completed", pod.metadata.name)
+
+    def create_job_pods(self, job):
+        meta, specs = job["metadata"], job["spec"]["mpiReplicaSpecs"]
+        owner = [{"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "name": meta["name"], "uid": meta["uid"],
+                  "controller": True, "blockOwnerDeletion": True}]
+        workers = specs.get("Worker", {}).get("replicas", 0)
+        pods = [("launcher", meta["name"] + "-launcher", specs["Launcher"]["template"])]
+        pods += [("worker", "%s-worker-%d" % (meta["name"], i), specs["Worker"]["template"]) for i in range(workers)]
+        for role, name, template in pods:
+            labels = dict(template.get("metadata", {}).get("labels", {}),
+                          **{"training.kubeflow.org/job-name": meta["name"], "training.kubeflow.org/job-role": role,
+                             "training.kubeflow.org/operator-name": "mpi-operator"})
+            body = {"metadata": {"name": name, "namespace": meta["namespace"], "labels": labels, "ownerReferences": owner},
+                    "spec": dict(template["spec"], restartPolicy=template["spec"].get("restartPolicy", "Never"))}
+            self.core.create_namespaced_pod(meta["namespace"], body)
+        log_file = self.write_launcher_log(job, workers)
+        container = specs["Launcher"]["template"]["spec"]["containers"][0]["name"]
+        self.custom.create_namespaced_custom_object("kwok.x-k8s.io", "v1alpha1", meta["namespace"], "logs", {
+            "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
+            "metadata": {"name": meta["name"] + "-launcher", "namespace": meta["namespace"], "ownerReferences": owner},
+            "spec": {"logs": [{"containers": [container], "logsFile": log_file, "follow": False}]}})
+        LOG.info("mpijob %s: launcher and %d workers created; log %s", meta["name"], workers, log_file)
+
+    def cache_fraction(self, job):
+        """The cached fraction of the dataset the workers mount; None for a plain PVC (baseline)."""
+        worker = job["spec"]["mpiReplicaSpecs"].get("Worker", {}).get("template", {}).get("spec", {})
+        for volume in worker.get("volumes", []):
+            claim = volume.get("persistentVolumeClaim", {}).get("claimName")
+            if not claim:
+                continue
+            try:
+                dataset = self.custom.get_namespaced_custom_object(
+                    FLUID[0], FLUID[1], job["metadata"]["namespace"], "datasets", claim)
+            except ApiException as error:
+                if error.status == 404:
+                    return None
+                raise
+            percentage = dataset.get("status", {}).get("cacheStates", {}).get("cachedPercentage", "0%")
+            return float(percentage.rstrip("%")) / 100.0
+        return None
+
+    def write_launcher_log(self, job, workers):
+        """tf_cnn_benchmarks output with --tag-output prefixes; throughput shaped by the seeds' 4x8 figures
+        (NFS 3136, Fluid cold 8889.6, warm 20859.5 images/sec at step 1000): SIMULATED numbers."""
+        meta = job["metadata"]
+        fraction = self.cache_fraction(job)
+        gpus = max(1, workers) * int(job["spec"].get("slotsPerWorker", 8))
+        # Aggregate images/sec of the seeds' 32 GPUs: NFS baseline, or Fluid from cold to warm.
+        seed_total = 3136.0 if fraction is None else 8889.6 + (20859.5 - 8889.6) * fraction
+        per_gpu = seed_total / 32.0
+        rng = random.Random(meta["uid"])
+        lines = ["[1,0]<stdout>:SIMULATED by the fluidops local cluster: no GPU and no TensorFlow ran.",
+                 "[1,0]<stdout>:Model:       resnet50", "[1,0]<stdout>:Batch size:  %d global" % (256 * gpus),
+                 "[1,0]<stdout>:Num batches: 1000", "[1,0]<stdout>:Data format: NCHW", "[1,0]<stdout>:Step\tImg/sec\ttotal_loss"]
+        for step in range(10, 1001, 10):
+            for rank in range(min(gpus, 2)):
+                ips = per_gpu * rng.uniform(0.97, 1.03) * (0.9 + 0.1 * min(1.0, step / 100.0))
+                lines.append("[1,%d]<stdout>:%d\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f" % (
+                    rank, step, ips, ips * 0.01, ips * 0.02, 8.0 - step * 0.004))
+        total = per_gpu * gpus * rng.uniform(0.99, 1.01)
+        lines += ["[1,0]<stdout>:" + "-" * 40, "[1,0]<stdout>:total images/sec: %.2f" % total, "[1,0]<stdout>:" + "-" * 40,
+                  "[1,0]<stdout>:Accuracy @ 1 = 0.7481 Accuracy @ 5 = 0.9243 [49152 examples]"]
+        path = os.path.join(self.log_dir, "%s-%s-launcher.log" % (meta["namespace"], meta["name"]))
+        # kwok serves files in the CRI log format a kubelet keeps: "<RFC 3339 time> stdout F <line>".
+        started = time.time()
+        with open(path, "w", encoding="utf-8") as handle:
+            for index, line in enumerate(lines):
+                moment = started + index * 0.01
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(moment)))
+                handle.write("%s.%09dZ stdout F %s\n" % (stamp, int((moment % 1) * 1e9), line))
+        return path
+
+    def step(self):
+        self.bind_datasets()
+        self.run_dataloads()
+        self.start_mpijobs()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--log-dir", required=True, help="where the simulated launcher logs are written")
+    parser.add_argument("--interval", type=float, default=1.0)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    os.makedirs(args.log_dir, exist_ok=True)
+    simulator = Simulator(config.new_client_from_config(config_file=args.kubeconfig), args.log_dir)
+    while True:
+        try:
+            simulator.step()
+        except ApiException as error:
+            LOG.warning("API error, retrying: %s %s", error.status, error.reason)
+        time.sleep(args.interval)
+
+
+if __name__ == "__main__":
+    main()
