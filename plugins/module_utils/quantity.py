@@ -85,3 +85,15 @@ def mount_size(value):
         if size and size % (1024 ** exponent) == 0:
             return "%d%s" % (size // (1024 ** exponent), suffix)
     return str(size)
+
+
+_FORMAT_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def format_bytes(count):
+    """Bytes as Fluid's status writes them: two decimals and a binary unit (``143.67GiB``, ``0.00B``)."""
+    value = count if isinstance(count, float) else float(parse_bytes(count))
+    unit = 0
+    while value >= 1024 and unit < len(_FORMAT_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    return "%.2f%s" % (value, _FORMAT_UNITS[unit])

@@ -26,30 +26,17 @@ import time
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
+# The project's own byte quantities, as the modules and filters use them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".collections"))
+from ansible_collections.fluidops.accel.plugins.module_utils.quantity import format_bytes, parse_bytes  # noqa: E402
+
 FLUID = ("data.fluid.io", "v1alpha1")
 RUNTIMES = (("alluxioruntimes", "alluxio"), ("jindoruntimes", "jindo"))
 GIB = 1024 ** 3
-UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
 # The simulated under-file-system: ImageNet as ~130 MB TFRecords (seed 004), 143.67 GiB in all.
 UFS_PATHS = {"/": 143.67 * GIB, "/train": 137.9 * GIB, "/validation": 5.77 * GIB}
 LOAD_SECONDS = 10  # a full warm-up takes this long in the simulation
 LOG = logging.getLogger("simulator")
-
-
-def human_bytes(count):
-    value, unit = float(count), 0
-    while value >= 1024 and unit < len(UNITS) - 1:
-        value, unit = value / 1024, unit + 1
-    return "%.2f%s" % (value, UNITS[unit])
-
-
-def parse_bytes(text):
-    text = str(text).strip()
-    for index, unit in reversed(list(enumerate(UNITS))):
-        for suffix in (unit, unit[:-1] if unit.endswith("iB") else None):
-            if suffix and text.endswith(suffix) and text[: -len(suffix)].replace(".", "", 1).isdigit():
-                return float(text[: -len(suffix)]) * 1024 ** index
-    return float(text) if text.replace(".", "", 1).isdigit() else 0.0
 
 
 def now():
@@ -103,9 +90,9 @@ class Simulator:
             meta = dataset["metadata"]
             self.patch_status("datasets", dataset, {
                 "phase": "Bound",
-                "ufsTotal": human_bytes(UFS_PATHS["/"]),
+                "ufsTotal": format_bytes(UFS_PATHS["/"]),
                 "fileNum": "1152",
-                "cacheStates": {"cacheCapacity": human_bytes(capacity), "cached": "0.00B", "cachedPercentage": "0.0%",
+                "cacheStates": {"cacheCapacity": format_bytes(capacity), "cached": "0.00B", "cachedPercentage": "0.0%",
                                 "cacheHitRatio": "0.0%", "localHitRatio": "0.0%", "remoteHitRatio": "0.0%",
                                 "cacheThroughputRatio": "0.0%", "localThroughputRatio": "0.0%", "remoteThroughputRatio": "0.0%"},
                 "runtimes": [{"name": meta["name"], "namespace": meta["namespace"], "type": kind,
@@ -183,14 +170,14 @@ class Simulator:
         fraction = min(1.0, (time.time() - start) / LOAD_SECONDS)
         cached = cached_start + (goal - cached_start) * fraction
         self.patch_status("datasets", dataset, {"cacheStates": {
-            "cached": human_bytes(cached), "cachedPercentage": "%.1f%%" % (100.0 * cached / UFS_PATHS["/"])}})
+            "cached": format_bytes(cached), "cachedPercentage": "%.1f%%" % (100.0 * cached / UFS_PATHS["/"])}})
         if fraction >= 1.0:
             seconds = int(time.time() - start)
             self.patch_status("dataloads", load, {
                 "phase": "Complete", "duration": "%dm%ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds,
                 "conditions": [condition("Complete", "DataLoadJobComplete", "DataLoad job completed (simulated)")]})
             self.loads.pop(uid, None)
-            LOG.info("dataload %s Complete: %s cached", load["metadata"]["name"], human_bytes(cached))
+            LOG.info("dataload %s Complete: %s cached", load["metadata"]["name"], format_bytes(cached))
 
     def fail(self, load, reason, message):
         self.patch_status("dataloads", load, {

@@ -6,6 +6,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fluidops.accel.plugins.filter.quantity import FilterModule
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
     QuantityError,
+    format_bytes,
     is_quantity,
     mount_size,
     parse_bytes,
@@ -65,3 +66,16 @@ def test_filters_and_test_are_registered():
 def test_filter_error_names_the_value():
     with pytest.raises(AnsibleFilterError, match="'lots' is not a byte quantity"):
         FilterModule().filters()["to_bytes"]("lots")
+
+
+@pytest.mark.parametrize(
+    "count, expected",
+    [(0, "0.00B"), (int(143.67 * GI), "143.67GiB"), (400 * GI, "400.00GiB"), ("2MB", "2.00MiB"), (1023, "1023.00B"), (1.5 * 1024, "1.50KiB")],
+)
+def test_format_bytes_as_fluid_writes_them(count, expected):
+    assert format_bytes(count) == expected
+    assert FilterModule().filters()["format_bytes"](count) == expected
+
+
+def test_format_round_trips_through_parse():
+    assert parse_bytes(format_bytes(400 * GI)) == 400 * GI
