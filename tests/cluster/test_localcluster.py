@@ -202,4 +202,7 @@ def test_cluster_down_leaves_nothing_behind(kubeconfig):
     assert leftovers == ""
     for name in NODES:
         assert subprocess.run(["podman", "container", "exists", name], check=False).returncode == 1
-    assert not os.path.exists(os.path.dirname(kubeconfig))
+    run_dir = os.path.dirname(kubeconfig)
+    assert not os.path.exists(run_dir)
+    with open("/proc/mounts", encoding="utf-8") as mounts:
+        assert [line for line in mounts if CACHE in line] == []
