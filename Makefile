@@ -7,9 +7,8 @@ SHELL := /bin/bash
 export FLUIDOPS_CACHE_DIR ?= $(HOME)/.cache/fluidops
 export CONTAINERS_CONF := $(CURDIR)/tools/podman/containers.conf
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-# Ansible keeps its temp files and its collection cache here, not in the project.
-export ANSIBLE_HOME := $(FLUIDOPS_CACHE_DIR)/ansible-home
-export ANSIBLE_LOCAL_TEMP := $(FLUIDOPS_CACHE_DIR)/ansible-tmp
+# Per checkout (git-ignored): ansible-lint installs a copy of this collection there.
+export ANSIBLE_HOME := $(CURDIR)/.ansible
 
 VENV_STAMP := $(FLUIDOPS_CACHE_DIR)/.venv-path
 venv = $(shell cat $(VENV_STAMP))
@@ -33,6 +32,8 @@ host-image: deps  ## the podman image that stands in for a GPU node's OS (built 
 
 lint: deps  ## yamllint, ansible-lint (production profile, offline), syntax check of every playbook
 	$(run) yamllint --strict .
+	@# ansible-lint keeps a copy of this collection and does not refresh it: lint what is here.
+	@rm -rf $(ANSIBLE_HOME)/collections/ansible_collections/fluidops
 	$(run) ansible-lint --offline --profile production
 	@for playbook in $(PLAYBOOKS); do \
 	  $(run) ansible-playbook --syntax-check "$$playbook" >/dev/null || { echo "syntax check failed: $$playbook"; exit 1; }; \

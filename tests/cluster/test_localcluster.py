@@ -1,6 +1,5 @@
 """The local cluster: real etcd, kube-apiserver, controller-manager, scheduler and Helm;
-kwok-simulated V100 nodes (simulated kubelets). Brought up once for the module, torn down at
-the end, and the teardown itself is checked."""
+kwok-simulated V100 nodes (simulated kubelets) and simulated Fluid/mpi-operator controllers."""
 
 import os
 import subprocess
@@ -8,39 +7,10 @@ import time
 
 import pytest
 import yaml
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
-CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
-NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
-
-
-def pinned(name):
-    with open(os.path.join(REPO, "tools", "localcluster", "versions.env"), encoding="utf-8") as handle:
-        for line in handle:
-            if line.startswith(name + "="):
-                return line.split(":-", 1)[1].split("}", 1)[0]
-    raise KeyError(name)
-
-
-def cluster(*args):
-    return subprocess.run([CLUSTER, *args], check=True, capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def kubeconfig():
-    cluster("up")
-    path = cluster("kubeconfig").stdout.strip()
-    yield path
-    # test_cluster_down_leaves_nothing_behind runs last and takes it down; this covers failures.
-    subprocess.run([CLUSTER, "down"], capture_output=True, check=False)
-
-
-@pytest.fixture(scope="module")
-def api(kubeconfig):
-    return config.new_client_from_config(config_file=kubeconfig)
+from conftest import CACHE, NODES, cluster, pinned
 
 
 def test_server_reports_the_pinned_version(api):
@@ -194,15 +164,3 @@ def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
     wait_until(lambda: launcher_phase() == "Succeeded", seconds=60)
     conditions = get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1"))["status"]["conditions"]
     assert {c["type"]: c["status"] for c in conditions}["Succeeded"] == "True"
-
-
-def test_cluster_down_leaves_nothing_behind(kubeconfig):
-    cluster("down")
-    leftovers = subprocess.run(["pgrep", "-af", CACHE], capture_output=True, text=True).stdout
-    assert leftovers == ""
-    for name in NODES:
-        assert subprocess.run(["podman", "container", "exists", name], check=False).returncode == 1
-    run_dir = os.path.dirname(kubeconfig)
-    assert not os.path.exists(run_dir)
-    with open("/proc/mounts", encoding="utf-8") as mounts:
-        assert [line for line in mounts if CACHE in line] == []

@@ -1,0 +1,38 @@
+"""The local cluster comes up once for tests/cluster; test_teardown.py takes it down last."""
+
+import os
+import subprocess
+
+import pytest
+from kubernetes import config
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
+CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
+NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+
+
+def pinned(name):
+    with open(os.path.join(REPO, "tools", "localcluster", "versions.env"), encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith(name + "="):
+                return line.split(":-", 1)[1].split("}", 1)[0]
+    raise KeyError(name)
+
+
+def cluster(*args):
+    return subprocess.run([CLUSTER, *args], check=True, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def kubeconfig():
+    cluster("up")
+    path = cluster("kubeconfig").stdout.strip()
+    yield path
+    # test_teardown.py takes it down and checks that; this covers a run that stopped early.
+    subprocess.run([CLUSTER, "down"], capture_output=True, check=False)
+
+
+@pytest.fixture(scope="session")
+def api(kubeconfig):
+    return config.new_client_from_config(config_file=kubeconfig)

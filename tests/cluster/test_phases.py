@@ -1,0 +1,60 @@
+"""The cluster phases of site.yml (node labels, Fluid through Helm) against the local cluster:
+real apiserver and Helm, simulated kubelets."""
+
+import json
+import os
+import subprocess
+
+from conftest import CACHE
+from kubernetes import client
+from playbook import changed_per_host, run_playbook
+
+PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml")
+POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
+        "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
+
+
+def node(api, name="gpu-node-1"):
+    return client.CoreV1Api(api).read_node(name)
+
+
+def test_first_run_labels_the_nodes_and_deploys_fluid(api, kubeconfig):
+    returncode, output = run_playbook(*PHASES, extra_vars=POOL)
+    assert returncode == 0, output[-3000:]
+    labelled = node(api)
+    assert labelled.metadata.labels["fluidops.io/pool"] == "training"
+    assert labelled.metadata.labels["aliyun.accelerator/nvidia_name"] == "Tesla-V100-SXM2-16GB"
+    assert [(t.key, t.effect) for t in labelled.spec.taints or [] if t.key.startswith("fluidops.io/")] == [
+        ("fluidops.io/dedicated", "NoSchedule")]
+    deployments = {d.metadata.name: d for d in client.AppsV1Api(api).list_namespaced_deployment("fluid-system").items}
+    assert deployments["dataset-controller"].status.available_replicas == 1
+    releases = json.loads(subprocess.run(
+        [os.path.join(CACHE, "helm"), "list", "-n", "fluid-system", "-o", "json", "--kubeconfig", kubeconfig],
+        check=True, capture_output=True, text=True).stdout)
+    assert [(r["name"], r["chart"], r["status"]) for r in releases] == [("fluid", "fluid-1.0.8", "deployed")]
+    crds = {c.metadata.name for c in client.ApiextensionsV1Api(api).list_custom_resource_definition().items}
+    assert {"datasets.data.fluid.io", "alluxioruntimes.data.fluid.io", "jindoruntimes.data.fluid.io", "dataloads.data.fluid.io"} <= crds
+
+
+def test_second_run_changes_nothing(api):
+    returncode, output = run_playbook(*PHASES, extra_vars=POOL)
+    assert returncode == 0, output[-3000:]
+    changed = changed_per_host(output)
+    assert changed and set(changed.values()) == {0}, changed
+
+
+def test_check_mode_reports_but_changes_nothing(api):
+    before = node(api).metadata.labels
+    returncode, output = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
+    assert returncode == 0, output[-3000:]
+    assert changed_per_host(output)["gpu-node-1"] == 1
+    assert node(api).metadata.labels == before
+
+
+def test_dropped_labels_and_taints_are_removed_when_asked(api):
+    returncode, output = run_playbook(*PHASES, extra_vars={"node_labels_remove_dropped": True})
+    assert returncode == 0, output[-3000:]
+    cleaned = node(api)
+    assert "fluidops.io/pool" not in cleaned.metadata.labels
+    assert not [t for t in cleaned.spec.taints or [] if t.key.startswith("fluidops.io/")]
+    assert cleaned.metadata.labels["aliyun.accelerator/nvidia_name"] == "Tesla-V100-SXM2-16GB"
