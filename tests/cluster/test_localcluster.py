@@ -97,39 +97,39 @@ def dataset(name):
 
 
 def test_simulated_dataset_binds_only_once_its_runtime_is_ready(api):
-    create(api, "datasets", dataset("imagenet"))
+    create(api, "datasets", dataset("sim-imagenet"))
     create(api, "datasets", dataset("no-runtime"))
     create(api, "alluxioruntimes", {
-        "apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "imagenet"},
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "sim-imagenet"},
         "spec": {"replicas": 4, "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "100Gi"}]}}})
-    status = wait_until(lambda: get(api, "datasets", "imagenet").get("status", {}).get("phase") == "Bound"
-                        and get(api, "datasets", "imagenet")["status"])
+    status = wait_until(lambda: get(api, "datasets", "sim-imagenet").get("status", {}).get("phase") == "Bound"
+                        and get(api, "datasets", "sim-imagenet")["status"])
     assert status["cacheStates"]["cacheCapacity"] == "400.00GiB"  # 4 workers x 100Gi
     assert status["cacheStates"]["cachedPercentage"] == "0.0%"
-    assert get(api, "alluxioruntimes", "imagenet")["status"]["workerNumberReady"] == 4
+    assert get(api, "alluxioruntimes", "sim-imagenet")["status"]["workerNumberReady"] == 4
     assert get(api, "datasets", "no-runtime")["status"]["phase"] == "NotBound"
-    claim = client.CoreV1Api(api).read_namespaced_persistent_volume_claim("imagenet", "default")
-    assert claim.spec.volume_name == "default-imagenet"
+    claim = client.CoreV1Api(api).read_namespaced_persistent_volume_claim("sim-imagenet", "default")
+    assert claim.spec.volume_name == "default-sim-imagenet"
 
 
 def test_simulated_dataload_raises_the_cached_percentage_to_complete(api):
     create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "warmup"},
-                              "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "target": [{"path": "/"}]}})
+                              "spec": {"dataset": {"name": "sim-imagenet", "namespace": "default"}, "target": [{"path": "/"}]}})
     seen = set()
 
     def complete():
-        seen.add(get(api, "datasets", "imagenet")["status"]["cacheStates"]["cachedPercentage"])
+        seen.add(get(api, "datasets", "sim-imagenet")["status"]["cacheStates"]["cachedPercentage"])
         return get(api, "dataloads", "warmup").get("status", {}).get("phase") == "Complete"
 
     wait_until(complete, seconds=60, every=0.3)
-    assert get(api, "datasets", "imagenet")["status"]["cacheStates"]["cachedPercentage"] == "100.0%"
+    assert get(api, "datasets", "sim-imagenet")["status"]["cacheStates"]["cachedPercentage"] == "100.0%"
     rising = sorted(float(value.rstrip("%")) for value in seen)
     assert len([value for value in rising if 0.0 < value < 100.0]) >= 3, rising
 
 
 def test_simulated_dataload_of_a_missing_path_fails_with_conditions(api):
     create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "missing"},
-                              "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "target": [{"path": "/no/such/dir"}]}})
+                              "spec": {"dataset": {"name": "sim-imagenet", "namespace": "default"}, "target": [{"path": "/no/such/dir"}]}})
     status = wait_until(lambda: get(api, "dataloads", "missing").get("status", {}).get("phase") == "Failed"
                         and get(api, "dataloads", "missing")["status"])
     assert status["conditions"][0]["type"] == "Failed"
@@ -139,7 +139,7 @@ def test_simulated_dataload_of_a_missing_path_fails_with_conditions(api):
 def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
     template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
     worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}],
-                       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]}}
+                       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "sim-imagenet"}}]}}
     create(api, "mpijobs", {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
                             "spec": {"slotsPerWorker": 8, "mpiReplicaSpecs": {
                                 "Launcher": {"replicas": 1, "template": template},

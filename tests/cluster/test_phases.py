@@ -9,7 +9,7 @@ from conftest import CACHE
 from kubernetes import client
 from playbook import changed_per_host, run_playbook
 
-PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml")
+PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
 POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
         "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
 
@@ -34,6 +34,22 @@ def test_first_run_labels_the_nodes_and_deploys_fluid(api, kubeconfig):
     assert [(r["name"], r["chart"], r["status"]) for r in releases] == [("fluid", "fluid-1.0.8", "deployed")]
     crds = {c.metadata.name for c in client.ApiextensionsV1Api(api).list_custom_resource_definition().items}
     assert {"datasets.data.fluid.io", "alluxioruntimes.data.fluid.io", "jindoruntimes.data.fluid.io", "dataloads.data.fluid.io"} <= crds
+
+
+def test_first_run_creates_the_local_inventorys_dataset_bound_with_its_secret(api):
+    objects = client.CustomObjectsApi(api)
+    dataset = objects.get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", "imagenet")
+    assert dataset["status"]["phase"] == "Bound"
+    mount = dataset["spec"]["mounts"][0]
+    assert mount["mountPoint"] == "oss://imagenet/data/"
+    assert {o["valueFrom"]["secretKeyRef"]["name"] for o in mount["encryptOptions"]} == {"imagenet-oss"}
+    assert "dummy" not in json.dumps(dataset)  # the keys stay in the Secret
+    secret = client.CoreV1Api(api).read_namespaced_secret("imagenet-oss", "default")
+    assert set(secret.data) == {"fs.oss.accessKeyId", "fs.oss.accessKeySecret"}
+    runtime = objects.get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "alluxioruntimes", "imagenet")
+    assert runtime["spec"]["replicas"] == 4  # the number of GPU nodes
+    assert runtime["spec"]["properties"]["alluxio.master.metastore"] == "ROCKS"  # the dl-training profile
+    assert runtime["spec"]["tieredstore"]["levels"][0]["mediumtype"] == "MEM"
 
 
 def test_second_run_changes_nothing(api):

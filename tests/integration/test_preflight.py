@@ -67,6 +67,13 @@ def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",)):
 
 MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
 
+
+def dataset(**runtime):
+    base = {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}
+    base.update(runtime)
+    return {"datasets_list": [{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}], "runtime": base}]}
+
+
 BAD_VARIABLES = [
     pytest.param(
         {"gpu_node_cache_mounts": [dict(MOUNT, size="lots")]},
@@ -102,6 +109,21 @@ BAD_VARIABLES = [
         {"gpu_node_cache_mounts": [MOUNT], "gpu_node_tier_dirs": [{"path": "/ram/alluxio/"}]},
         "list a path more than once (/ram/alluxio)",
         id="duplicate-path",
+    ),
+    pytest.param(
+        dataset(properties={"alluxio.user.client.cache.store.type": "MEMORY"}),
+        "datasets_list[0] (imagenet).runtime.properties[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM",
+        id="seed-004-store-type",
+    ),
+    pytest.param(
+        dataset(replicas=4),
+        "datasets_list[0] (imagenet).runtime.replicas=4 must be between 1 and the number of GPU nodes (1)",
+        id="replicas-above-gpu-nodes",
+    ),
+    pytest.param(
+        dataset(tiers=[{"medium": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.8", "low": "0.9"}]),
+        "watermarks high=0.8 low=0.9 must satisfy 0 < low < high <= 1",
+        id="watermarks",
     ),
 ]
 

@@ -1,0 +1,179 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fluid Dataset and runtime manifests from the bundle's dataset variables.
+
+``build_dataset(item, index, context)`` turns one entry of ``datasets_list`` into the objects
+Fluid needs (an OSS credentials Secret when the dataset asks for one, the Dataset and its
+AlluxioRuntime or JindoRuntime) or raises ``DatasetError`` whose message names the variable,
+the bad value and what is allowed. Secret values never enter the manifests of the Dataset or
+runtime: those reference the Secret by name.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_quantity
+
+MEDIA = ("MEM", "SSD", "HDD")
+RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
+PLACEMENTS = ("Exclusive", "Shared")
+ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadOnlyOnce", "ReadWriteOncePod")
+OSS_KEYS = ("fs.oss.accessKeyId", "fs.oss.accessKeySecret")
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_MOUNT_POINT = re.compile(r"^[a-z][a-z0-9+.-]*://.+")
+
+
+class DatasetError(ValueError):
+    """Invalid dataset variables; the message says which, what and what is allowed."""
+
+
+def _require(condition, message):
+    if not condition:
+        raise DatasetError(message)
+
+
+def _fraction(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _tier(level, where):
+    medium = str(level.get("medium", level.get("mediumtype", "")))
+    _require(medium in MEDIA, "%s.medium=%s is not one of %s" % (where, medium or "(unset)", ", ".join(MEDIA)))
+    path = str(level.get("path", ""))
+    _require(path and all(part.startswith("/") for part in path.split(",")),
+             "%s.path=%s is not an absolute path (or a comma list of them)" % (where, path or "(unset)"))
+    quota = level.get("quota")
+    _require(quota is not None and is_quantity(quota), "%s.quota=%s is not a quantity such as 100Gi or 180G" % (where, quota))
+    high, low = _fraction(level.get("high", "0.99")), _fraction(level.get("low", "0.8"))
+    _require(high is not None and low is not None and 0 < low < high <= 1,
+             "%s watermarks high=%s low=%s must satisfy 0 < low < high <= 1" % (where, level.get("high", "0.99"), level.get("low", "0.8")))
+    tier = {"mediumtype": medium, "path": path, "quota": str(quota), "high": str(level.get("high", "0.99")),
+            "low": str(level.get("low", "0.8"))}
+    if "volume_type" in level:
+        tier["volumeType"] = level["volume_type"]
+    return tier
+
+
+def _mount(mount, where, warnings):
+    point = str(mount.get("mount_point", ""))
+    _require(_MOUNT_POINT.match(point), "%s.mount_point=%s is not a URL such as oss://bucket/dir/ or pvc://claim" % (where, point or "(unset)"))
+    options = dict(mount.get("options") or {})
+    inline = [key for key in OSS_KEYS if key in options]
+    secret = mount.get("oss_secret")
+    result = {"mountPoint": point, "name": str(mount.get("name") or re.sub(r"[^a-z0-9-]", "-", point.split("://", 1)[1].strip("/").lower())[:63])}
+    if point.startswith("oss://"):
+        _require(not (inline and secret),
+                 "%s sets both oss_secret and inline %s: OSS keys come both from a Secret or both inline" % (where, ", ".join(inline)))
+        _require(len(inline) in (0, 2), "%s.options sets only %s: set both fs.oss.accessKeyId and fs.oss.accessKeySecret, "
+                 "or neither and oss_secret" % (where, inline[0] if inline else ""))
+        if inline:
+            _require(mount.get("allow_inline_credentials") is True,
+                     "%s.options holds OSS keys inline: put them in a Secret (oss_secret), or set "
+                     "allow_inline_credentials: true to accept keys in the Dataset" % where)
+            warnings.append("%s: OSS keys are inline in the Dataset (allow_inline_credentials); anyone who can read "
+                            "Datasets can read them" % where)
+        if secret:
+            result["encryptOptions"] = [{"name": key, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}} for key in OSS_KEYS]
+    if options:
+        result["options"] = {key: str(value) for key, value in options.items()}
+    for key, field in (("path", "path"), ("read_only", "readOnly"), ("shared", "shared")):
+        if key in mount:
+            result[field] = mount[key]
+    return result
+
+
+def _merge_profile(runtime, profiles, where):
+    name = runtime.get("profile", "fluid-defaults")
+    _require(name in profiles, "%s.profile=%s is not a tuning profile: use one of %s" % (where, name, ", ".join(sorted(profiles))))
+    profile = copy.deepcopy(profiles[name])
+    properties = dict(profile.get("properties") or {})
+    properties.update(runtime.get("properties") or {})
+    jvm = dict(profile.get("jvm_options") or {})
+    jvm.update(runtime.get("jvm_options") or {})
+    fuse_env = dict(profile.get("fuse_env") or {})
+    fuse_env.update(runtime.get("fuse_env") or {})
+    fuse_args = runtime.get("fuse_args", profile.get("fuse_args"))
+    return properties, jvm, fuse_env, fuse_args
+
+
+def build_dataset(item, index, context):
+    """Return ``{"manifests": [...], "warnings": [...]}`` for ``datasets_list[index]``.
+
+    ``context`` holds ``profiles``, ``gpu_node_count``, ``accelerator_key``, ``accelerator``
+    and ``namespace`` (the default namespace).
+    """
+    where = "datasets_list[%d]" % index
+    warnings = []
+    name = str(item.get("name", ""))
+    _require(_NAME.match(name) and len(name) <= 63, "%s.name=%s is not a Kubernetes name (lower case, digits, '-')" % (where, name or "(unset)"))
+    where = "datasets_list[%d] (%s)" % (index, name)
+    namespace = item.get("namespace", context["namespace"])
+    mounts = item.get("mounts") or []
+    _require(mounts, "%s.mounts is empty: list at least one mount_point" % where)
+    spec = {"mounts": [_mount(m, "%s.mounts[%d]" % (where, i), warnings) for i, m in enumerate(mounts)]}
+
+    affinity = item.get("node_affinity", {context["accelerator_key"]: [context["accelerator"]]})
+    if affinity:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": key, "operator": "In", "values": [str(v) for v in (values if isinstance(values, list) else [values])]}
+            for key, values in sorted(affinity.items())]}]}}
+    if "placement" in item:
+        _require(item["placement"] in PLACEMENTS, "%s.placement=%s is not one of %s" % (where, item["placement"], ", ".join(PLACEMENTS)))
+        spec["placement"] = item["placement"]
+    if "access_modes" in item:
+        bad = [mode for mode in item["access_modes"] if mode not in ACCESS_MODES]
+        _require(not bad, "%s.access_modes has %s: allowed are %s" % (where, ", ".join(bad), ", ".join(ACCESS_MODES)))
+        spec["accessModes"] = list(item["access_modes"])
+
+    meta = {"name": name, "namespace": namespace}
+    dataset = {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": dict(meta), "spec": spec}
+    runtime = _runtime(item.get("runtime") or {}, "%s.runtime" % where, meta, context, warnings)
+    return {"manifests": [dataset, runtime], "warnings": warnings}
+
+
+def _runtime(runtime, where, meta, context, warnings):
+    kind = runtime.get("type", "alluxio")
+    _require(kind in RUNTIMES, "%s.type=%s is not one of %s" % (where, kind, ", ".join(sorted(RUNTIMES))))
+    replicas = runtime.get("replicas", context["gpu_node_count"])
+    _require(isinstance(replicas, int) and 1 <= replicas <= context["gpu_node_count"],
+             "%s.replicas=%s must be between 1 and the number of GPU nodes (%d): cache workers run on GPU nodes"
+             % (where, replicas, context["gpu_node_count"]))
+    tiers = runtime.get("tiers") or []
+    _require(tiers, "%s.tiers is empty: give at least one tier (medium, path, quota)" % where)
+    levels = [_tier(t, "%s.tiers[%d]" % (where, i)) for i, t in enumerate(tiers)]
+    properties, jvm, fuse_env, fuse_args = _merge_profile(runtime, context["profiles"], where)
+    spec = {"replicas": replicas}
+    if kind == "alluxio":
+        errors, unknown = check_properties(properties, "%s.properties" % where)
+        _require(not errors, "; ".join(errors))
+        warnings.extend(unknown)
+        spec["tieredstore"] = {"levels": levels}
+        if "data_replicas" in runtime:
+            spec["data"] = {"replicas": runtime["data_replicas"]}
+        if properties:
+            spec["properties"] = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in properties.items()}
+        for component in ("master", "worker", "fuse"):
+            if jvm.get(component):
+                spec.setdefault(component, {})["jvmOptions"] = list(jvm[component])
+    else:
+        _require(len(levels) == 1, "%s.tiers has %d levels: JindoRuntime takes one" % (where, len(levels)))
+        spec["tieredstore"] = {"levels": levels}
+        if properties:
+            spec["properties"] = {k: str(v) for k, v in properties.items()}
+        if runtime.get("secret"):
+            spec["secret"] = runtime["secret"]
+    if fuse_args:
+        spec.setdefault("fuse", {})["args"] = list(fuse_args)
+    if fuse_env:
+        # Both runtimes take fuse.env as a map (MAX_IDLE_THREADS goes here, not in the mount options).
+        spec.setdefault("fuse", {})["env"] = {k: str(v) for k, v in sorted(fuse_env.items())}
+    return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES[kind], "metadata": dict(meta), "spec": spec}

@@ -1,0 +1,94 @@
+"""Fluid Dataset and runtime manifests from dataset variables, and the checks on them."""
+
+import pytest
+import yaml
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, build_dataset
+
+with open("playbooks/vars/tuning_profiles.yml", encoding="utf-8") as handle:
+    PROFILES = yaml.safe_load(handle)["fluidops_tuning_profiles"]
+CONTEXT = {"profiles": PROFILES, "gpu_node_count": 4, "accelerator_key": "aliyun.accelerator/nvidia_name",
+           "accelerator": "Tesla-V100-SXM2-16GB", "namespace": "default"}
+V100_AFFINITY = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+    {"key": "aliyun.accelerator/nvidia_name", "operator": "In", "values": ["Tesla-V100-SXM2-16GB"]}]}]}}
+
+
+def pvc_dataset(**runtime):
+    """Seed 003: Fluid over the NFS PVC, SSD tier 150Gi, 4 workers, data.replicas 1."""
+    base = {"tiers": [{"medium": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.99", "low": "0.8"}],
+            "data_replicas": 1}
+    base.update(runtime)
+    return {"name": "fluid-imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet", "name": "nfs-imagenet"}], "runtime": base}
+
+
+def test_seed_003_dataset_over_a_pvc():
+    dataset, runtime = build_dataset(pvc_dataset(), 0, CONTEXT)["manifests"]
+    assert dataset == {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset",
+                       "metadata": {"name": "fluid-imagenet", "namespace": "default"},
+                       "spec": {"mounts": [{"mountPoint": "pvc://nfs-imagenet", "name": "nfs-imagenet"}], "nodeAffinity": V100_AFFINITY}}
+    assert runtime["kind"] == "AlluxioRuntime"
+    assert runtime["spec"] == {"replicas": 4, "data": {"replicas": 1}, "tieredstore": {"levels": [
+        {"mediumtype": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.99", "low": "0.8"}]}}
+
+
+def test_oss_keys_from_a_secret_become_encrypt_options():
+    item = {"name": "imagenet", "mounts": [{"mount_point": "oss://imagenet/data/", "options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"},
+                                            "oss_secret": "imagenet-oss"}],
+            "runtime": {"type": "jindo", "tiers": [{"medium": "SSD", "path": "/var/lib/docker/jindo", "quota": "180G"}]}}
+    dataset, runtime = build_dataset(item, 0, CONTEXT)["manifests"]
+    mount = dataset["spec"]["mounts"][0]
+    assert mount["options"] == {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"}
+    assert mount["encryptOptions"] == [
+        {"name": "fs.oss.accessKeyId", "valueFrom": {"secretKeyRef": {"name": "imagenet-oss", "key": "fs.oss.accessKeyId"}}},
+        {"name": "fs.oss.accessKeySecret", "valueFrom": {"secretKeyRef": {"name": "imagenet-oss", "key": "fs.oss.accessKeySecret"}}}]
+    assert runtime["kind"] == "JindoRuntime" and runtime["spec"]["tieredstore"]["levels"][0]["quota"] == "180G"
+
+
+def test_profile_then_single_key_overrides():
+    runtime = build_dataset(pvc_dataset(profile="dl-training", properties={"alluxio.user.block.size.bytes.default": "32MB"},
+                                        fuse_env={"MAX_IDLE_THREADS": "64"}), 0, CONTEXT)["manifests"][1]["spec"]
+    assert runtime["properties"]["alluxio.user.block.size.bytes.default"] == "32MB"
+    assert runtime["properties"]["alluxio.master.metastore"] == "ROCKS"
+    assert runtime["fuse"]["env"] == {"MAX_IDLE_THREADS": "64"}
+    assert runtime["fuse"]["args"][1].startswith("--fuse-opts=kernel_cache,ro,max_read=131072,attr_timeout=7200")
+    assert runtime["worker"]["jvmOptions"][0] == "-Xmx12G"
+
+
+@pytest.mark.parametrize("item, message", [
+    (pvc_dataset(tiers=[{"medium": "NVME", "path": "/x", "quota": "1Gi"}]), "runtime.tiers[0].medium=NVME is not one of MEM, SSD, HDD"),
+    (pvc_dataset(tiers=[{"medium": "SSD", "path": "/x", "quota": "lots"}]), "runtime.tiers[0].quota=lots is not a quantity"),
+    (pvc_dataset(tiers=[{"medium": "SSD", "path": "/x", "quota": "1Gi", "high": "0.7", "low": "0.8"}]),
+     "watermarks high=0.7 low=0.8 must satisfy 0 < low < high <= 1"),
+    (pvc_dataset(tiers=[{"medium": "SSD", "path": "/x", "quota": "1Gi", "high": "1.5"}]), "must satisfy 0 < low < high <= 1"),
+    (pvc_dataset(replicas=5), "runtime.replicas=5 must be between 1 and the number of GPU nodes (4)"),
+    (pvc_dataset(profile="fastest"), "runtime.profile=fastest is not a tuning profile: use one of dl-training"),
+    (pvc_dataset(properties={"alluxio.user.client.cache.store.type": "MEMORY"}),
+     "alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM"),
+    ({"name": "x", "mounts": [{"mount_point": "oss://b/", "oss_secret": "s", "options": {"fs.oss.accessKeyId": "a", "fs.oss.accessKeySecret": "b"}}],
+      "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "OSS keys come both from a Secret or both inline"),
+    ({"name": "x", "mounts": [{"mount_point": "oss://b/", "options": {"fs.oss.accessKeyId": "a"}}],
+      "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "sets only fs.oss.accessKeyId"),
+    ({"name": "x", "mounts": [{"mount_point": "oss://b/", "options": {"fs.oss.accessKeyId": "a", "fs.oss.accessKeySecret": "b"}}],
+      "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "set allow_inline_credentials: true"),
+    ({"name": "Bad_Name", "mounts": [{"mount_point": "pvc://a"}]}, "datasets_list[0].name=Bad_Name is not a Kubernetes name"),
+])
+def test_bad_input_names_the_variable_the_value_and_what_is_allowed(item, message):
+    with pytest.raises(DatasetError) as error:
+        build_dataset(item, 0, CONTEXT)
+    assert message in str(error.value)
+
+
+def test_inline_keys_with_the_opt_in_are_accepted_with_a_warning():
+    item = {"name": "x", "mounts": [{"mount_point": "oss://b/", "allow_inline_credentials": True,
+                                     "options": {"fs.oss.accessKeyId": "a", "fs.oss.accessKeySecret": "b"}}],
+            "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}
+    built = build_dataset(item, 0, CONTEXT)
+    assert built["manifests"][0]["spec"]["mounts"][0]["options"]["fs.oss.accessKeyId"] == "a"
+    assert any("inline" in warning for warning in built["warnings"])
+
+
+def test_filter_raises_ansible_errors():
+    with pytest.raises(AnsibleFilterError, match="replicas=9"):
+        fluid_dataset_manifests([pvc_dataset(replicas=9)], CONTEXT)
