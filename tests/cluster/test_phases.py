@@ -4,6 +4,7 @@ real apiserver and Helm, simulated kubelets."""
 import json
 import os
 import subprocess
+import time
 
 from conftest import CACHE
 from kubernetes import client
@@ -50,6 +51,20 @@ def test_first_run_creates_the_local_inventorys_dataset_bound_with_its_secret(ap
     assert runtime["spec"]["replicas"] == 4  # the number of GPU nodes
     assert runtime["spec"]["properties"]["alluxio.master.metastore"] == "ROCKS"  # the dl-training profile
     assert runtime["spec"]["tieredstore"]["levels"][0]["mediumtype"] == "MEM"
+
+
+def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
+    core = client.CoreV1Api(api)
+    volume = core.read_persistent_volume("nfs-imagenet")
+    assert volume.spec.mount_options == ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard",
+                                         "timeo=600", "retrans=2", "noresvport", "nfsvers=4.1"]
+    assert volume.spec.access_modes == ["ReadOnlyMany"] and volume.spec.capacity["storage"] == "150Gi"
+    for _ in range(30):
+        claim = core.read_namespaced_persistent_volume_claim("nfs-imagenet", "default")
+        if claim.status.phase == "Bound":
+            break
+        time.sleep(1)
+    assert claim.status.phase == "Bound" and claim.spec.volume_name == "nfs-imagenet"
 
 
 def test_second_run_changes_nothing(api):
