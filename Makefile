@@ -74,4 +74,4 @@ cluster-status:  ## what of the local cluster runs
 
 demo: cluster-up  ## start the local cluster and run site.yml against it
 	$(run) ansible-playbook site.yml
-	@tools/localcluster/show.sh
+	@tools/localcluster/cluster.sh show

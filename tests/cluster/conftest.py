@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import time
 
 import pytest
 from kubernetes import config
@@ -22,6 +23,16 @@ def pinned(name):
 
 def cluster(*args):
     return subprocess.run([CLUSTER, *args], check=True, capture_output=True, text=True)
+
+
+def wait_until(predicate, seconds=60, every=0.5):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("condition not met in %d s" % seconds)
 
 
 @pytest.fixture(scope="session")

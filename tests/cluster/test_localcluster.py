@@ -3,14 +3,13 @@ kwok-simulated V100 nodes (simulated kubelets) and simulated Fluid/mpi-operator 
 
 import os
 import subprocess
-import time
 
 import pytest
 import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from conftest import CACHE, NODES, cluster, pinned
+from conftest import CACHE, NODES, cluster, pinned, wait_until
 
 
 def test_server_reports_the_pinned_version(api):
@@ -79,16 +78,6 @@ def create(api, plural, body, group=FLUID):
 
 def get(api, plural, name, group=FLUID):
     return client.CustomObjectsApi(api).get_namespaced_custom_object(group[0], group[1], "default", plural, name)
-
-
-def wait_until(predicate, seconds=60, every=0.5):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("condition not met in %d s" % seconds)
 
 
 def dataset(name):

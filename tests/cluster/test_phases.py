@@ -4,9 +4,8 @@ real apiserver and Helm, simulated kubelets."""
 import json
 import os
 import subprocess
-import time
 
-from conftest import CACHE
+from conftest import CACHE, wait_until
 from kubernetes import client
 from playbook import changed_per_host, run_playbook
 
@@ -59,12 +58,12 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
     assert volume.spec.mount_options == ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard",
                                          "timeo=600", "retrans=2", "noresvport", "nfsvers=4.1"]
     assert volume.spec.access_modes == ["ReadOnlyMany"] and volume.spec.capacity["storage"] == "150Gi"
-    for _ in range(30):
+
+    def bound_claim():
         claim = core.read_namespaced_persistent_volume_claim("nfs-imagenet", "default")
-        if claim.status.phase == "Bound":
-            break
-        time.sleep(1)
-    assert claim.status.phase == "Bound" and claim.spec.volume_name == "nfs-imagenet"
+        return claim if claim.status.phase == "Bound" else None
+
+    assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
 
 
 def test_second_run_changes_nothing(api):

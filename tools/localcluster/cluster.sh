@@ -6,6 +6,7 @@
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state
 #   cluster.sh kubeconfig  print the kubeconfig path
 #   cluster.sh status      say what runs
+#   cluster.sh show        the nodes, Helm releases and host cache mounts (after make demo)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -219,10 +220,28 @@ status() {
   done
 }
 
+show() {  # what the demo did: nodes, Helm releases, each host's cache mounts (reads only)
+  echo "== Kubernetes nodes (simulated by kwok)"
+  kubectl get nodes -L aliyun.accelerator/nvidia_name \
+    -o custom-columns='NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,GPUS:.status.allocatable.nvidia\.com/gpu,CPU:.status.allocatable.cpu,MEMORY:.status.allocatable.memory,ACCELERATOR:.metadata.labels.aliyun\.accelerator/nvidia_name'
+  echo
+  echo "== Helm releases"
+  "$cache/helm" --kubeconfig "$kubeconfig" list --all-namespaces
+  echo
+  echo "== Cache mounts on the node hosts (podman containers)"
+  for host in "${nodes[@]}"; do
+    # fstab carries the configured size (ramfs reports none); findmnt says whether it is mounted.
+    podman exec "$host" sh -c 'grep -E "[[:space:]](ramfs|tmpfs)[[:space:]]" /etc/fstab | while read -r _ target type opts _; do
+        echo "$target $type $opts $(findmnt -n "$target" >/dev/null && echo mounted || echo NOT-mounted)"; done' 2>/dev/null \
+      | sed "s/^/$host  /" || echo "$host  (not running)"
+  done
+}
+
 case ${1:-} in
   up) up ;;
   down) down ;;
   kubeconfig) echo "$kubeconfig" ;;
   status) status ;;
-  *) echo "usage: $0 up|down|kubeconfig|status" >&2; exit 2 ;;
+  show) show ;;
+  *) echo "usage: $0 up|down|kubeconfig|status|show" >&2; exit 2 ;;
 esac
