@@ -17,7 +17,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status
+.PHONY: help deps host-image lint unit render-test integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,11 @@ lint: deps  ## yamllint, ansible-lint (production profile, offline), syntax chec
 unit: deps  ## pytest for the plugins
 	$(run) python -m pytest -q tests/unit
 
+render-test: deps  ## render mode: the seeds field by field, kubeconform on every rendered object
+	@PYTHON=$(venv)/bin/python tools/kubeconform/setup.sh > $(FLUIDOPS_CACHE_DIR)/.kubeconform
+	FLUIDOPS_KUBECONFORM=$$(sed -n 1p $(FLUIDOPS_CACHE_DIR)/.kubeconform) \
+	FLUIDOPS_SCHEMA_LOCATION="$$(sed -n 2p $(FLUIDOPS_CACHE_DIR)/.kubeconform)" $(run) python -m pytest -q tests/render
+
 integration: host-image  ## preflight against real containers: bad input stops before anything changes
 	FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) python -m pytest -q tests/integration
 
@@ -57,7 +62,7 @@ molecule: host-image  ## every molecule scenario
 cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
 	$(run) python -m pytest -q tests/cluster
 
-test: lint unit integration molecule cluster-test  ## everything CI runs
+test: lint unit render-test integration molecule cluster-test  ## everything CI runs
 	@echo "make test: all checks passed"
 
 cluster-up: host-image  ## start the local cluster (builds its parts once; later starts take seconds)
@@ -71,6 +76,12 @@ cluster-kubeconfig:  ## print the local cluster's kubeconfig path
 
 cluster-status:  ## what of the local cluster runs
 	@tools/localcluster/cluster.sh status
+
+INVENTORY ?= inventory/local
+RENDER_DIR ?= rendered
+render: deps  ## write the manifests and Helm values site.yml would apply: make render INVENTORY=<dir> RENDER_DIR=<dir>
+	$(run) ansible-playbook playbooks/render.yml -i $(INVENTORY) -e fluidops_render_dir=$(abspath $(RENDER_DIR))
+	@echo "rendered $(INVENTORY) into $(abspath $(RENDER_DIR)):"; ls $(abspath $(RENDER_DIR))
 
 demo: cluster-up  ## start the local cluster and run site.yml against it
 	$(run) ansible-playbook site.yml

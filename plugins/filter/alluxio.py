@@ -1,13 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter: alluxio_property_check, the errors and warnings of a properties map."""
+"""Filters for Alluxio: property checks, the standalone chart's values and its credentials file."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.errors import AnsibleFilterError
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
 
 
 def alluxio_property_check(properties, where="properties"):
@@ -15,6 +18,26 @@ def alluxio_property_check(properties, where="properties"):
     return {"errors": errors, "warnings": warnings}
 
 
+def alluxio_chart_values(params):
+    """``{"values": ..., "warnings": [...]}`` for the Alluxio chart, or an error naming the bad variable."""
+    try:
+        return build_values(params)
+    except DatasetError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def alluxio_oss_site_properties(credentials):
+    """``{access_key_id, access_key_secret}`` as the alluxio-site.properties a Secret holds."""
+    missing = [key for key in ("access_key_id", "access_key_secret") if not credentials.get(key)]
+    if missing:
+        raise AnsibleFilterError("alluxio_oss_credentials lacks %s" % " and ".join(missing))
+    return oss_site_properties(credentials)
+
+
 class FilterModule(object):
     def filters(self):
-        return {"alluxio_property_check": alluxio_property_check}
+        return {
+            "alluxio_property_check": alluxio_property_check,
+            "alluxio_chart_values": alluxio_chart_values,
+            "alluxio_oss_site_properties": alluxio_oss_site_properties,
+        }

@@ -1,14 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter: fluid_dataset_manifests, the Fluid objects of a datasets_list."""
+"""Filters: the Kubernetes objects of the datasets role (Fluid objects, OSS Secrets, NFS volumes)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, build_dataset
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    DatasetError, build_dataset, build_nfs_volume, build_oss_secret, check_placement)
 
 
 def fluid_dataset_manifests(datasets, context):
@@ -19,11 +20,55 @@ def fluid_dataset_manifests(datasets, context):
             built = build_dataset(item, index, context)
             manifests.extend(built["manifests"])
             warnings.extend(built["warnings"])
+        check_placement(manifests, context["gpu_node_count"])
     except DatasetError as exc:
         raise AnsibleFilterError(str(exc))
     return {"manifests": manifests, "warnings": warnings}
 
 
+def nfs_volume_manifests(volumes, namespace, mount_options):
+    """PV and PVC of every baseline NFS volume."""
+    try:
+        return [obj for index, item in enumerate(volumes or []) for obj in build_nfs_volume(item, index, namespace, mount_options)]
+    except DatasetError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def oss_secret_manifests(secrets, namespace):
+    """The Secrets of ``datasets_oss_secrets`` (callers keep the result out of logs)."""
+    try:
+        return [build_oss_secret(name, credentials or {}, namespace) for name, credentials in sorted((secrets or {}).items())]
+    except DatasetError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def oss_secret_problems(secrets, namespace="default"):
+    """What is wrong with ``datasets_oss_secrets``, naming Secrets but never showing a value."""
+    problems = []
+    for name, credentials in sorted((secrets or {}).items()):
+        try:
+            build_oss_secret(name, credentials or {}, namespace)
+        except DatasetError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def placeholder_credentials(secrets, prefix=""):
+    """Names (with ``prefix``) of the credentials in ``{name: {access_key_id, access_key_secret}}``
+    that still hold a placeholder (CHANGE-ME, xxx, <...>) instead of a key. Never returns a value."""
+    def placeholder(value):
+        text = str(value or "").strip()
+        return not text or text.upper() in ("CHANGE-ME", "XXX") or (text.startswith("<") and text.endswith(">"))
+    return sorted(prefix + name for name, credentials in (secrets or {}).items()
+                  if any(placeholder((credentials or {}).get(key)) for key in ("access_key_id", "access_key_secret")))
+
+
 class FilterModule(object):
     def filters(self):
-        return {"fluid_dataset_manifests": fluid_dataset_manifests}
+        return {
+            "fluid_dataset_manifests": fluid_dataset_manifests,
+            "nfs_volume_manifests": nfs_volume_manifests,
+            "oss_secret_manifests": oss_secret_manifests,
+            "oss_secret_problems": oss_secret_problems,
+            "placeholder_credentials": placeholder_credentials,
+        }

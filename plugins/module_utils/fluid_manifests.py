@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fluid Dataset and runtime manifests from the bundle's dataset variables.
+"""Fluid Dataset and runtime manifests, OSS Secrets and NFS volumes from the dataset variables.
 
 ``build_dataset(item, index, context)`` turns one entry of ``datasets_list`` into the objects
 Fluid needs (an OSS credentials Secret when the dataset asks for one, the Dataset and its
@@ -45,7 +45,8 @@ def _fraction(text):
         return None
 
 
-def _tier(level, where):
+def build_tier(level, where):
+    """A Fluid tieredstore level from ``{medium, path, quota, high, low, volume_type}``, checked."""
     medium = str(level.get("medium", level.get("mediumtype", "")))
     _require(medium in MEDIA, "%s.medium=%s is not one of %s" % (where, medium or "(unset)", ", ".join(MEDIA)))
     path = str(level.get("path", ""))
@@ -91,9 +92,11 @@ def _mount(mount, where, warnings):
     return result
 
 
-def _merge_profile(runtime, profiles, where):
+def merge_profile(runtime, profiles, profile_variable):
+    """(properties, jvm_options, fuse_env, fuse_args) of the profile ``runtime["profile"]`` with the
+    runtime's single-key overrides on top."""
     name = runtime.get("profile", "fluid-defaults")
-    _require(name in profiles, "%s.profile=%s is not a tuning profile: use one of %s" % (where, name, ", ".join(sorted(profiles))))
+    _require(name in profiles, "%s=%s is not a tuning profile: use one of %s" % (profile_variable, name, ", ".join(sorted(profiles))))
     profile = copy.deepcopy(profiles[name])
     properties = dict(profile.get("properties") or {})
     properties.update(runtime.get("properties") or {})
@@ -149,8 +152,8 @@ def _runtime(runtime, where, meta, context, warnings):
              % (where, replicas, context["gpu_node_count"]))
     tiers = runtime.get("tiers") or []
     _require(tiers, "%s.tiers is empty: give at least one tier (medium, path, quota)" % where)
-    levels = [_tier(t, "%s.tiers[%d]" % (where, i)) for i, t in enumerate(tiers)]
-    properties, jvm, fuse_env, fuse_args = _merge_profile(runtime, context["profiles"], where)
+    levels = [build_tier(t, "%s.tiers[%d]" % (where, i)) for i, t in enumerate(tiers)]
+    properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".profile")
     spec = {"replicas": replicas}
     if kind == "alluxio":
         errors, unknown = check_properties(properties, "%s.properties" % where)
@@ -177,3 +180,55 @@ def _runtime(runtime, where, meta, context, warnings):
         # Both runtimes take fuse.env as a map (MAX_IDLE_THREADS goes here, not in the mount options).
         spec.setdefault("fuse", {})["env"] = {k: str(v) for k, v in sorted(fuse_env.items())}
     return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES[kind], "metadata": dict(meta), "spec": spec}
+
+
+def build_nfs_volume(item, index, namespace, mount_options):
+    """Seed 003's baseline: a PersistentVolume and a PersistentVolumeClaim of the same name."""
+    where = "datasets_nfs_volumes[%d]" % index
+    name = str(item.get("name", ""))
+    _require(_NAME.match(name) and len(name) <= 63, "%s.name=%s is not a Kubernetes name (lower case, digits, '-')" % (where, name or "(unset)"))
+    where = "%s (%s)" % (where, name)
+    _require(item.get("server"), "%s.server is not set: give the NFS server's host name or address" % where)
+    path = str(item.get("path", ""))
+    _require(path.startswith("/"), "%s.path=%s is not an absolute path on the NFS server" % (where, path or "(unset)"))
+    capacity = item.get("capacity", "150Gi")
+    _require(is_quantity(capacity), "%s.capacity=%s is not a quantity such as 150Gi" % (where, capacity))
+    modes = list(item.get("access_modes", ["ReadOnlyMany"]))
+    bad = [mode for mode in modes if mode not in ACCESS_MODES]
+    _require(modes and not bad, "%s.access_modes has %s: allowed are %s" % (where, ", ".join(bad) or "nothing", ", ".join(ACCESS_MODES)))
+    storage_class = str(item.get("storage_class", "nfs"))
+    volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name}, "spec": {
+        "capacity": {"storage": str(capacity)}, "volumeMode": "Filesystem", "accessModes": modes,
+        "persistentVolumeReclaimPolicy": "Retain", "storageClassName": storage_class,
+        "mountOptions": [str(option) for option in item.get("mount_options", mount_options)],
+        "nfs": {"path": path, "server": str(item["server"])}}}
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": name, "namespace": item.get("namespace", namespace)},
+             "spec": {"accessModes": modes, "resources": {"requests": {"storage": str(capacity)}}, "storageClassName": storage_class,
+                      # Bind to this volume only, not to any other of the storage class.
+                      "volumeName": name}}
+    return [volume, claim]
+
+
+def build_oss_secret(name, credentials, namespace):
+    """The Secret an OSS mount's encryptOptions (and a JindoRuntime's secret) reference."""
+    where = "datasets_oss_secrets[%s]" % name
+    _require(_NAME.match(str(name)) and len(str(name)) <= 63, "%s: the Secret name is not a Kubernetes name" % where)
+    missing = [key for key in ("access_key_id", "access_key_secret") if not credentials.get(key)]
+    _require(not missing, "%s lacks %s" % (where, " and ".join(missing)))
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": str(name), "namespace": credentials.get("namespace", namespace)},
+            "stringData": dict(zip(OSS_KEYS, (str(credentials["access_key_id"]), str(credentials["access_key_secret"]))))}
+
+
+def check_placement(manifests, gpu_node_count):
+    """Exclusive datasets (Fluid's default placement) each take nodes of their own: their cache
+    workers, plus those of the widest Shared dataset, must fit on the GPU nodes."""
+    datasets = [m for m in manifests if m["kind"] == "Dataset"]
+    replicas = {m["metadata"]["name"]: m["spec"]["replicas"] for m in manifests if m["kind"] in RUNTIMES.values()}
+    exclusive = [d["metadata"]["name"] for d in datasets if d["spec"].get("placement", "Exclusive") == "Exclusive"]
+    shared = [replicas[d["metadata"]["name"]] for d in datasets if d["metadata"]["name"] not in exclusive]
+    wanted = sum(replicas[name] for name in exclusive) + max(shared or [0])
+    _require(len(datasets) < 2 or wanted <= gpu_node_count,
+             "datasets_list: %s use Exclusive placement (Fluid's default: one dataset's cache per node) and need %d of the "
+             "%d GPU nodes: set placement: Shared, or fewer runtime replicas" % (", ".join(exclusive), wanted, gpu_node_count))

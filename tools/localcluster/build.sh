@@ -6,6 +6,7 @@
 #   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in
 #   fluid     the Fluid chart and CRDs from the Fluid Go module (plus a packaged archive)
 #   mpijob    the MPIJob CRD from the mpi-operator Go module
+#   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
@@ -101,4 +102,15 @@ if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
   mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
 fi
 ln -sfn "$mpi_dir" "$cache/mpi-operator"
+alluxio_dir="$cache/alluxio-$ALLUXIO_VERSION"
+if [ ! -f "$alluxio_dir/.complete" ]; then
+  log "fetching the Alluxio $ALLUXIO_VERSION chart from its source module"
+  # No go.mod at the root of Alluxio's tree: the proxy serves its tags as +incompatible.
+  src=$(module_dir "github.com/Alluxio/alluxio@$ALLUXIO_VERSION+incompatible")
+  rm -rf "$alluxio_dir" && mkdir -p "$alluxio_dir"
+  cp -r "$src/integration/kubernetes/helm-chart/alluxio" "$alluxio_dir/alluxio" && chmod -R u+w "$alluxio_dir"
+  "$helm_bin" package "$alluxio_dir/alluxio" -d "$alluxio_dir" >/dev/null
+  touch "$alluxio_dir/.complete"
+fi
+ln -sfn "$alluxio_dir" "$cache/alluxio"
 log "parts ready in $cache"

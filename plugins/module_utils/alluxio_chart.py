@@ -1,0 +1,122 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Values for the standalone Alluxio Helm chart (seed 004) from the bundle's tuning profiles.
+
+``build_values(params)`` returns ``{"values": ..., "warnings": [...]}`` or raises
+``DatasetError`` whose message names the ``alluxio_*`` variable, the bad value and what is
+allowed. The profile that shapes a Fluid AlluxioRuntime shapes the chart the same way: its
+properties go to every component, its JVM options to each component, its FUSE options become
+the chart's one ``fuse.mountOptions`` string and its FUSE environment (``MAX_IDLE_THREADS``)
+goes to ``fuse.env``. OSS keys never enter the values: the chart mounts a Secret holding an
+``alluxio-site.properties`` and ``alluxio.site.conf.dir`` points Alluxio at it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    OSS_KEYS, DatasetError, build_tier, merge_profile)
+
+SITE_PROPERTIES = "alluxio-site.properties"
+VOLUME_TYPES = ("hostPath", "emptyDir", "persistentVolumeClaim")
+_UFS = re.compile(r"^[a-z][a-z0-9+.-]*://.+")
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def _require(condition, message):
+    if not condition:
+        raise DatasetError(message)
+
+
+def mount_options(fuse_args):
+    """The options of a ``--fuse-opts=a,b`` argument in Fluid-style FUSE args, as a list."""
+    for arg in fuse_args or []:
+        if str(arg).startswith("--fuse-opts="):
+            return [opt for opt in str(arg).split("=", 1)[1].split(",") if opt]
+    return []
+
+
+def _secret_dir(secret):
+    return "/secrets/%s/" % secret
+
+
+def oss_site_properties(credentials):
+    """The ``alluxio-site.properties`` text a credentials Secret holds."""
+    return "".join("%s=%s\n" % (key, credentials[field])
+                   for key, field in zip(OSS_KEYS, ("access_key_id", "access_key_secret")))
+
+
+def build_values(params):
+    """Chart values from ``params`` (the role's variables without their ``alluxio_`` prefix)."""
+    warnings = []
+    properties, jvm, fuse_env, fuse_args = merge_profile(
+        {"profile": params["profile"], "properties": params.get("properties"), "jvm_options": params.get("jvm_options"),
+         "fuse_env": params.get("fuse_env")},
+        params["profiles"], "alluxio_profile")
+    errors, unknown = check_properties(properties, "alluxio_properties")
+    _require(not errors, "; ".join(errors))
+    warnings.extend(unknown)
+
+    options = params.get("fuse_mount_options") or mount_options(fuse_args)
+    # The chart mounts FUSE for other users' pods: without allow_other training pods cannot read it.
+    if "allow_other" not in options:
+        options = ["allow_other"] + list(options)
+    _require("direct_io" not in options,
+             "alluxio_fuse_mount_options has direct_io: seed 004 advises against it (no page cache, unstable under load); "
+             "use kernel_cache")
+
+    tiers = params.get("tiers") or []
+    _require(tiers, "alluxio_tiers is empty: give at least one tier (medium, path, quota), e.g. MEM on the nodes' ramfs")
+    levels = []
+    for index, tier in enumerate(tiers):
+        where = "alluxio_tiers[%d]" % index
+        checked = build_tier(tier, where)
+        volume_type = tier.get("volume_type", "hostPath")
+        _require(volume_type in VOLUME_TYPES, "%s.volume_type=%s is not one of %s" % (where, volume_type, ", ".join(VOLUME_TYPES)))
+        levels.append({"level": index, "alias": checked["mediumtype"], "mediumtype": checked["mediumtype"],
+                       "path": checked["path"], "type": volume_type, "quota": checked["quota"],
+                       "high": float(checked["high"]), "low": float(checked["low"])})
+
+    root_ufs = str(params.get("root_ufs") or "")
+    _require(_UFS.match(root_ufs), "alluxio_root_ufs=%s is not a URL such as oss://bucket/dir/" % (root_ufs or "(unset)"))
+    ufs_options = {str(k): str(v) for k, v in (params.get("root_ufs_options") or {}).items()}
+    inline = sorted(set(ufs_options) & set(OSS_KEYS))
+    _require(not inline, "alluxio_root_ufs_options holds %s: OSS keys go in alluxio_oss_credentials, which the role "
+             "stores in the Secret alluxio_oss_secret" % ", ".join(inline))
+    secret = params.get("oss_secret") or ""
+    _require(not secret or (_NAME.match(secret) and len(secret) <= 63),
+             "alluxio_oss_secret=%s is not a Kubernetes name (lower case, digits, '-')" % secret)
+    _require(not root_ufs.startswith("oss://") or secret,
+             "alluxio_root_ufs=%s is on OSS but alluxio_oss_secret is empty: name the Secret that holds the keys" % root_ufs)
+
+    merged = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in properties.items()}
+    merged["alluxio.master.mount.table.root.ufs"] = root_ufs
+    merged.update(ufs_options)
+    values = {
+        "image": params["image"],
+        "imageTag": str(params["image_tag"]),
+        "properties": merged,
+        "tieredstore": {"levels": levels},
+        "journal": dict(params.get("journal") or {}),
+        "shortCircuit": dict(params.get("short_circuit") or {}),
+        "fuse": {"enabled": True, "mountOptions": ",".join(options), "mountPoint": params["fuse_mount_point"],
+                 # The 2.9 chart still reads mountPath for alluxio.fuse.mount.point: keep them equal.
+                 "mountPath": params["fuse_mount_point"]},
+    }
+    if secret:
+        # Mounted at /secrets/<name>/ in master, job master, worker and job worker.
+        values["secrets"] = {"master": {secret: secret}, "worker": {secret: secret}}
+        merged["alluxio.site.conf.dir"] = _secret_dir(secret)
+    if fuse_env:
+        values["fuse"]["env"] = {key: str(value) for key, value in sorted(fuse_env.items())}
+    for component in ("master", "worker", "fuse"):
+        if jvm.get(component):
+            values.setdefault(component, {})["jvmOptions"] = list(jvm[component])
+    if params.get("node_selector"):
+        values["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}
+    return {"values": values, "warnings": warnings}

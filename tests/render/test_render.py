@@ -1,0 +1,232 @@
+"""Render mode: the seeds' configurations reproduced field by field, and every rendered object
+valid against the real schemas (kubeconform with Kubernetes 1.33's built-ins and the CRDs of
+Fluid 1.0.8 and the MPIJob; Helm values through `helm template` of the real charts).
+
+Render mode touches no cluster and no host: these tests need neither.
+"""
+
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+import yaml
+from playbook import REPO, changed_per_host, folded, run_playbook
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KUBECONFORM = os.environ.get("FLUIDOPS_KUBECONFORM")
+SCHEMA_LOCATION = os.environ.get("FLUIDOPS_SCHEMA_LOCATION")
+PARTS = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
+CHARTS = {"fluid": os.path.join(PARTS, "fluid", "charts", "fluid", "fluid"), "alluxio": os.path.join(PARTS, "alluxio", "alluxio")}
+KUBE_VERSION = "v1.33.13"
+
+SEEDS = ["seed000", "seed001", "seed002", "seed003", "seed004"]
+INVENTORIES = dict({seed: os.path.join(HERE, "inventories", seed) for seed in SEEDS},
+                   **{"v100-cluster": os.path.join(REPO, "inventory", "v100-cluster"), "local": os.path.join(REPO, "inventory", "local")})
+# Key values the inventories hold; none may reach a rendered file or the playbook's output.
+SECRET_VALUES = ["render-test-key", "local-cluster-dummy", "CHANGE-ME"]
+CREDENTIAL_KEYS = ("fs.oss.accessKeyId", "fs.oss.accessKeySecret")
+PLACEHOLDER = re.compile(r"<[^<>]+>")
+
+
+def render(inventory, directory, extra_vars=None):
+    return run_playbook("playbooks/render.yml", inventory=inventory,
+                        extra_vars=dict(extra_vars or {}, fluidops_render_dir=str(directory)))
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """{inventory name: (render directory, playbook output)}, each rendered once."""
+    results = {}
+    for name, inventory in INVENTORIES.items():
+        directory = tmp_path_factory.mktemp(name) / "rendered"
+        returncode, output = render(inventory, directory)
+        assert returncode == 0, output
+        results[name] = (str(directory), output)
+    return results
+
+
+def load(directory):
+    """({(kind, name): object}, {helm values file name: values})."""
+    objects, values = {}, {}
+    for path in sorted(glob.glob(os.path.join(directory, "*.yaml"))):
+        with open(path, encoding="utf-8") as handle:
+            document = yaml.safe_load(handle)
+        if os.path.basename(path).startswith("helm-values_"):
+            values[os.path.basename(path)] = document
+        else:
+            objects[(document["kind"], document["metadata"]["name"])] = document
+    return objects, values
+
+
+def with_secret_keys(dataset):
+    """The Dataset with each key an encryptOption brings shown in its mount's options (as
+    REDACTED), so a seed's inline keys compare against keys that come from a Secret."""
+    result = yaml.safe_load(yaml.safe_dump(dataset))
+    for mount in result["spec"]["mounts"]:
+        for option in mount.get("encryptOptions", []):
+            mount.setdefault("options", {})[option["name"]] = "REDACTED"
+    return result
+
+
+def differences(seed, rendered, path=""):
+    """What the rendered object lacks or holds differently from every field the seed sets. A
+    seed's <placeholder> matches any value; credentials must be REDACTED."""
+    found = []
+    if isinstance(seed, dict):
+        if not isinstance(rendered, dict):
+            return ["%s: %r is not a map" % (path, rendered)]
+        for key, value in seed.items():
+            where = "%s.%s" % (path, key)
+            if key not in rendered:
+                found.append("%s is missing" % where)
+            elif key in CREDENTIAL_KEYS:
+                if rendered[key] != "REDACTED":
+                    found.append("%s is not redacted" % where)
+            else:
+                found.extend(differences(value, rendered[key], where))
+    elif isinstance(seed, list):
+        if not isinstance(rendered, list) or len(rendered) != len(seed):
+            return ["%s: %r has not the seed's %d items" % (path, rendered, len(seed))]
+        for index, (item, other) in enumerate(zip(seed, rendered)):
+            found.extend(differences(item, other, "%s[%d]" % (path, index)))
+    elif isinstance(seed, str) and PLACEHOLDER.search(seed):
+        pattern = ".+".join(re.escape(part) for part in PLACEHOLDER.split(seed))
+        if rendered in (None, "", [], {}) or (isinstance(rendered, str) and not re.fullmatch(pattern, rendered)):
+            found.append("%s=%r does not fill the seed's %s" % (path, rendered, seed))
+    elif str(seed) != str(rendered):
+        found.append("%s=%r, the seed has %r" % (path, rendered, seed))
+    return found
+
+
+def seed_documents(seed):
+    with open(os.path.join(HERE, "seeds", seed + ".yaml"), encoding="utf-8") as handle:
+        return list(yaml.safe_load_all(handle))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_seed_objects_reproduced_field_by_field(rendered, seed):
+    objects, _ = load(rendered[seed][0])
+    found = []
+    for document in seed_documents(seed):
+        key = (document["kind"], document["metadata"]["name"])
+        if key not in objects:
+            found.append("%s %s is not rendered (rendered: %s)" % (key + (sorted(objects),)))
+            continue
+        target = with_secret_keys(objects[key]) if key[0] == "Dataset" else objects[key]
+        found.extend(differences(document, target, "%s/%s" % key))
+    assert not found, "\n".join(found)
+
+
+def test_seed_004_chart_values_reproduced(rendered):
+    expected = seed_documents("seed004")[0]
+    _, values = load(rendered["seed004"][0])
+    chart_values = values["helm-values_alluxio_alluxio.yaml"]
+    assert not differences(expected["values"], chart_values, "values"), differences(expected["values"], chart_values, "values")
+    options = chart_values["fuse"]["mountOptions"].split(",")
+    assert set(expected["fuse_mount_options"]["include"]) <= set(options)
+    assert not set(expected["fuse_mount_options"]["exclude"]) & set(options)
+
+
+def test_the_seed_store_type_memory_is_caught(rendered):
+    # The seed's own value, MEMORY, does not reach the values: the check refuses it.
+    _, values = load(rendered["seed004"][0])
+    assert values["helm-values_alluxio_alluxio.yaml"]["properties"]["alluxio.user.client.cache.store.type"] == "MEM"
+    returncode, output = render(INVENTORIES["seed004"], os.path.join(rendered["seed004"][0], "..", "memory"),
+                                {"alluxio_properties": {"alluxio.user.client.cache.store.type": "MEMORY"}})
+    assert returncode != 0
+    assert "alluxio_properties[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM" in folded(output)
+
+
+def test_every_encrypt_option_names_a_rendered_secret_key(rendered):
+    for name in ("seed001", "seed002", "v100-cluster", "local"):
+        objects, _ = load(rendered[name][0])
+        refs = [option["valueFrom"]["secretKeyRef"] for (kind, _), obj in objects.items() if kind == "Dataset"
+                for mount in obj["spec"]["mounts"] for option in mount.get("encryptOptions", [])]
+        assert refs, name
+        for ref in refs:
+            assert ref["key"] in objects[("Secret", ref["name"])]["stringData"], (name, ref)
+
+
+def test_inline_keys_are_redacted_and_warned_about(rendered):
+    directory, output = rendered["seed000"]
+    objects, _ = load(directory)
+    options = objects[("Dataset", "imagenet")]["spec"]["mounts"][0]["options"]
+    assert options == {key: "REDACTED" for key in CREDENTIAL_KEYS}
+    assert "OSS keys are inline in the Dataset (allow_inline_credentials)" in folded(output)
+
+
+@pytest.mark.parametrize("name", list(INVENTORIES))
+def test_no_key_reaches_a_rendered_file_or_the_log(rendered, name):
+    directory, output = rendered[name]
+    for path in glob.glob(os.path.join(directory, "*.yaml")):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        assert not [value for value in SECRET_VALUES if value in text], path
+    assert not [value for value in SECRET_VALUES if value in output]
+
+
+def kubeconform(*args, stdin=None):
+    if not (KUBECONFORM and SCHEMA_LOCATION):
+        pytest.fail("FLUIDOPS_KUBECONFORM and FLUIDOPS_SCHEMA_LOCATION are not set: run through `make render-test`")
+    command = [KUBECONFORM, "-strict", "-summary", "-schema-location", SCHEMA_LOCATION, *args]
+    return subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+
+
+def helm_template(chart, values_path, namespace):
+    """The chart's objects for these values, as the apiserver gets them. Helm reads templates
+    leniently (a repeated key: the last wins); so does PyYAML, which re-serializes them."""
+    result = subprocess.run([os.path.join(PARTS, "helm"), "template", chart, CHARTS[chart], "-n", namespace,
+                             "--kube-version", KUBE_VERSION, "-f", values_path], capture_output=True, text=True, check=True)
+    return yaml.safe_dump_all([doc for doc in yaml.safe_load_all(result.stdout) if doc])
+
+
+@pytest.mark.parametrize("name", list(INVENTORIES))
+def test_kubeconform_accepts_every_rendered_object(rendered, name):
+    directory = rendered[name][0]
+    manifests = [path for path in glob.glob(os.path.join(directory, "*.yaml")) if not os.path.basename(path).startswith("helm-values_")]
+    result = kubeconform(*manifests)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Invalid: 0, Errors: 0, Skipped: 0" in result.stdout
+    for path in glob.glob(os.path.join(directory, "helm-values_*.yaml")):
+        _, namespace, release = os.path.basename(path)[:-len(".yaml")].split("_")
+        result = kubeconform(stdin=helm_template(release, path, namespace))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "Invalid: 0, Errors: 0, Skipped: 0" in result.stdout
+
+
+def test_kubeconform_refuses_what_the_apiserver_would(tmp_path):
+    # The schemas are live: an unknown Dataset field and a wrongly typed PVC field fail.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: data.fluid.io/v1alpha1\nkind: Dataset\nmetadata: {name: x}\n"
+                   "spec: {mounts: [{mountPoint: 'pvc://x', mountpoint: typo}]}\n---\n"
+                   "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: x}\nspec: {volumeMode: 3}\n")
+    result = kubeconform(str(bad))
+    assert result.returncode != 0
+    assert "additional properties 'mountpoint' not allowed" in result.stdout
+    assert "/spec/volumeMode" in result.stdout
+
+
+def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
+    directory = tmp_path / "out"
+    assert render(INVENTORIES["local"], directory)[0] == 0
+    before = {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))}
+    returncode, output = render(INVENTORIES["local"], directory)
+    assert returncode == 0, output
+    assert set(changed_per_host(output).values()) == {0}
+    assert {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))} == before
+    # Without the datasets their files go; the rest stays.
+    returncode, output = render(INVENTORIES["local"], directory, {"datasets_list": []})
+    assert returncode == 0, output
+    names = sorted(os.path.basename(path) for path in glob.glob(str(directory / "*.yaml")))
+    assert "dataset_default_imagenet.yaml" not in names and "alluxioruntime_default_imagenet.yaml" not in names
+    assert "persistentvolume_nfs-imagenet.yaml" in names and "helm-values_fluid-system_fluid.yaml" in names
+
+
+def test_render_refuses_a_directory_it_did_not_write(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    returncode, output = render(INVENTORIES["local"], tmp_path)
+    assert returncode != 0
+    assert "fluidops_render_dir=%s holds files fluidops did not write" % tmp_path in folded(output)
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]

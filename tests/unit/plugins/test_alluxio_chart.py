@@ -1,0 +1,87 @@
+"""Values of the standalone Alluxio chart (seed 004) from a tuning profile, and their checks."""
+
+import pytest
+import yaml
+
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, mount_options, oss_site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
+
+with open("playbooks/vars/tuning_profiles.yml", encoding="utf-8") as handle:
+    PROFILES = yaml.safe_load(handle)["fluidops_tuning_profiles"]
+
+
+def params(**overrides):
+    base = {"profiles": PROFILES, "profile": "dl-training-client-cache", "properties": {}, "jvm_options": {}, "fuse_env": {},
+            "fuse_mount_options": [], "fuse_mount_point": "/mnt/alluxio-fuse",
+            "tiers": [{"medium": "MEM", "path": "/ram/alluxio", "quota": "100Gi", "high": "0.95", "low": "0.7"}],
+            "root_ufs": "oss://imagenet/data/", "root_ufs_options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"},
+            "oss_secret": "alluxio-oss", "image": "alluxio/alluxio", "image_tag": "2.9.6",
+            "journal": {"type": "UFS", "volumeType": "emptyDir"}, "short_circuit": {"volumeType": "hostPath"},
+            "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}}
+    base.update(overrides)
+    return base
+
+
+def test_seed_004_values_from_the_client_cache_profile():
+    values = build_values(params())["values"]
+    assert values["fuse"]["mountOptions"] == "allow_other,kernel_cache,ro,max_read=131072,attr_timeout=7200,entry_timeout=7200,nonempty"
+    assert values["fuse"]["mountPath"] == values["fuse"]["mountPoint"] == "/mnt/alluxio-fuse"
+    assert values["fuse"]["env"] == {"MAX_IDLE_THREADS": "32"}
+    assert values["fuse"]["jvmOptions"][:2] == ["-Xmx16G", "-Xms16G"]
+    assert values["master"]["jvmOptions"][0] == "-Xmx6G" and values["worker"]["jvmOptions"][0] == "-Xmx12G"
+    properties = values["properties"]
+    assert properties["alluxio.user.client.cache.store.type"] == "MEM"
+    assert properties["alluxio.user.client.cache.page.size"] == "2MB"
+    assert properties["alluxio.user.client.cache.size"] == "2000MB"
+    assert properties["alluxio.master.mount.table.root.ufs"] == "oss://imagenet/data/"
+    assert properties["alluxio.site.conf.dir"] == "/secrets/alluxio-oss/"
+    assert values["secrets"] == {"master": {"alluxio-oss": "alluxio-oss"}, "worker": {"alluxio-oss": "alluxio-oss"}}
+    assert values["tieredstore"]["levels"] == [{"level": 0, "alias": "MEM", "mediumtype": "MEM", "path": "/ram/alluxio",
+                                                "type": "hostPath", "quota": "100Gi", "high": 0.95, "low": 0.7}]
+    assert values["nodeSelector"] == {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}
+    assert not any("accessKey" in key for key in properties)
+
+
+def test_single_keys_override_the_profile():
+    values = build_values(params(properties={"alluxio.user.client.cache.size": "1800MB"}, fuse_env={"MAX_IDLE_THREADS": 64},
+                                 jvm_options={"fuse": ["-Xmx8G"]}, fuse_mount_options=["kernel_cache", "attr_timeout=600"]))["values"]
+    assert values["properties"]["alluxio.user.client.cache.size"] == "1800MB"
+    assert values["properties"]["alluxio.user.client.cache.enabled"] == "true"
+    assert values["fuse"]["env"] == {"MAX_IDLE_THREADS": "64"}
+    assert values["fuse"]["jvmOptions"] == ["-Xmx8G"]
+    assert values["fuse"]["mountOptions"] == "allow_other,kernel_cache,attr_timeout=600"
+
+
+def test_unknown_property_warns_and_goes_through():
+    built = build_values(params(properties={"alluxio.user.client.cache.sizee": "1GB"}))
+    assert built["values"]["properties"]["alluxio.user.client.cache.sizee"] == "1GB"
+    assert any("alluxio.user.client.cache.sizee" in warning for warning in built["warnings"])
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"properties": {"alluxio.user.client.cache.store.type": "MEMORY"}},
+     "alluxio_properties[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM"),
+    ({"profile": "fast"}, "alluxio_profile=fast is not a tuning profile"),
+    ({"tiers": []}, "alluxio_tiers is empty"),
+    ({"tiers": [{"medium": "RAM", "path": "/ram/alluxio", "quota": "1Gi"}]}, "alluxio_tiers[0].medium=RAM is not one of MEM, SSD, HDD"),
+    ({"tiers": [{"medium": "MEM", "path": "/ram/alluxio", "quota": "lots"}]}, "alluxio_tiers[0].quota=lots is not a quantity"),
+    ({"tiers": [{"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "high": "0.5", "low": "0.7"}]},
+     "alluxio_tiers[0] watermarks high=0.5 low=0.7 must satisfy 0 < low < high <= 1"),
+    ({"tiers": [{"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "volume_type": "tmpfs"}]},
+     "alluxio_tiers[0].volume_type=tmpfs is not one of hostPath, emptyDir, persistentVolumeClaim"),
+    ({"root_ufs": "imagenet"}, "alluxio_root_ufs=imagenet is not a URL"),
+    ({"root_ufs_options": {"fs.oss.accessKeyId": "id"}}, "alluxio_root_ufs_options holds fs.oss.accessKeyId"),
+    ({"oss_secret": ""}, "alluxio_root_ufs=oss://imagenet/data/ is on OSS but alluxio_oss_secret is empty"),
+    ({"fuse_mount_options": ["direct_io"]}, "alluxio_fuse_mount_options has direct_io"),
+])
+def test_bad_values_name_the_variable(overrides, message):
+    with pytest.raises(DatasetError) as error:
+        build_values(params(**overrides))
+    assert message in str(error.value)
+
+
+def test_mount_options_and_site_properties():
+    assert mount_options(["fuse", "--fuse-opts=kernel_cache,ro"]) == ["kernel_cache", "ro"]
+    assert mount_options(["fuse"]) == []
+    assert oss_site_properties({"access_key_id": "id", "access_key_secret": "secret"}) == (
+        "fs.oss.accessKeyId=id\nfs.oss.accessKeySecret=secret\n")

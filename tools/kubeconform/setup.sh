@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs kubeconform and writes its schemas offline (Kubernetes built-ins of the local
+# cluster's version, Fluid's and the MPIJob's CRDs), cached by version. Prints two lines for
+# the caller: the kubeconform binary and the schema location template.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.7.0}
+# shellcheck source=../localcluster/versions.env
+. "$repo/tools/localcluster/versions.env"
+cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
+python=${PYTHON:-python3}
+log() { printf '[kubeconform] %s\n' "$*" >&2; }
+
+bin="$cache/kubeconform-$KUBECONFORM_VERSION/kubeconform"
+if [ ! -x "$bin" ]; then
+  log "installing kubeconform $KUBECONFORM_VERSION"
+  GOBIN="$(dirname "$bin")" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w -X main.version=$KUBECONFORM_VERSION" \
+    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
+fi
+
+# The CRDs come with the local cluster's parts (cached; fetched once).
+"$repo/tools/localcluster/build.sh"
+parts="$cache/localcluster"
+crds=("$parts"/fluid/charts/fluid/fluid/crds/*.yaml "$parts/mpi-operator/kubeflow.org_mpijobs.yaml")
+key=$(cat "$here/schemas.py" "${crds[@]}" | sha256sum | cut -c1-10)
+schemas="$cache/kubeconform-schemas-$KUBE_VERSION-$key"
+if [ ! -f "$schemas/.complete" ]; then
+  swagger="$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | "$python" -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')/api/openapi-spec/swagger.json"
+  rm -rf "$schemas"
+  "$python" "$here/schemas.py" "$schemas" "$swagger" "${crds[@]}" >&2
+  touch "$schemas/.complete"
+fi
+echo "$bin"
+echo "$schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
