@@ -74,6 +74,17 @@ def dataset(**runtime):
     return {"datasets_list": [{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}], "runtime": base}]}
 
 
+def oss_dataset(**mount):
+    base = {"mount_point": "oss://imagenet/data/", "options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"}}
+    base.update(mount)
+    return {"datasets_list": [{"name": "imagenet", "mounts": [base],
+                               "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}]}
+
+
+INLINE_KEYS = {"fs.oss.accessKeyId": "inline-id", "fs.oss.accessKeySecret": "inline-secret"}
+KEYS = {"access_key_id": "an-id", "access_key_secret": "a-secret"}
+STANDALONE = {"fluidops_engine": "alluxio", "alluxio_root_ufs": "oss://imagenet/data/", "alluxio_oss_credentials": KEYS}
+
 BAD_VARIABLES = [
     pytest.param(
         {"gpu_node_cache_mounts": [dict(MOUNT, size="lots")]},
@@ -125,6 +136,76 @@ BAD_VARIABLES = [
         "watermarks high=0.8 low=0.9 must satisfy 0 < low < high <= 1",
         id="watermarks",
     ),
+    pytest.param(
+        dataset(tiers=[{"medium": "MEM", "path": "/dev/shm", "quota": "lots"}]),
+        "datasets_list[0] (imagenet).runtime.tiers[0].quota=lots is not a quantity such as 100Gi or 180G",
+        id="tier-quota-not-a-quantity",
+    ),
+    pytest.param(
+        dataset(tiers=[{"medium": "RAM", "path": "/dev/shm", "quota": "1Gi"}]),
+        "datasets_list[0] (imagenet).runtime.tiers[0].medium=RAM is not one of MEM, SSD, HDD",
+        id="medium-type",
+    ),
+    pytest.param(
+        dict(oss_dataset(oss_secret="imagenet-oss", options={"fs.oss.accessKeyId": "inline-id"}), datasets_oss_secrets={"imagenet-oss": KEYS}),
+        "sets both oss_secret and inline fs.oss.accessKeyId: OSS keys come both from a Secret or both inline",
+        id="oss-keys-mixed",
+    ),
+    pytest.param(
+        oss_dataset(options={"fs.oss.accessKeyId": "inline-id"}),
+        "options sets only fs.oss.accessKeyId: set both fs.oss.accessKeyId and fs.oss.accessKeySecret",
+        id="oss-key-half-inline",
+    ),
+    pytest.param(
+        oss_dataset(options=INLINE_KEYS),
+        "holds OSS keys inline: put them in a Secret (oss_secret), or set allow_inline_credentials: true",
+        id="oss-keys-inline-without-opt-in",
+    ),
+    pytest.param(
+        oss_dataset(oss_secret="imagenet-oss"),
+        "datasets_list references the Secret(s) imagenet-oss through oss_secret, but datasets_oss_secrets does not define them",
+        id="oss-secret-undefined",
+    ),
+    pytest.param(
+        dict(oss_dataset(oss_secret="imagenet-oss"), datasets_oss_secrets={"imagenet-oss": {"access_key_id": "CHANGE-ME", "access_key_secret": "x"}}),
+        "The OSS keys of datasets_oss_secrets.imagenet-oss are still placeholders (CHANGE-ME, xxx or <...>)",
+        id="oss-key-placeholder",
+    ),
+    pytest.param(
+        {"datasets_list": [dict(dataset()["datasets_list"][0], name=name) for name in ("imagenet", "imagenet-val")]},
+        "datasets_list: imagenet, imagenet-val use Exclusive placement (Fluid's default: one dataset's cache per node) and need 2 of the 1 GPU nodes",
+        id="exclusive-datasets-do-not-fit",
+    ),
+    pytest.param(
+        {"datasets_nfs_volumes": [{"name": "nfs-imagenet", "server": "nas", "path": "imagenet"}]},
+        "datasets_nfs_volumes[0] (nfs-imagenet).path=imagenet is not an absolute path on the NFS server",
+        id="nfs-relative-path",
+    ),
+    pytest.param(
+        {"fluidops_engine": "spark"},
+        "fluidops_engine=spark is not one of fluid, alluxio",
+        id="unknown-engine",
+    ),
+    pytest.param(
+        dict(STANDALONE, **dataset()),
+        "datasets_list holds Fluid datasets, but fluidops_engine=alluxio deploys the standalone chart and no Fluid",
+        id="datasets-without-fluid",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_tiers=[{"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "high": "1.5"}]),
+        "alluxio_tiers[0] watermarks high=1.5 low=0.8 must satisfy 0 < low < high <= 1",
+        id="standalone-watermarks",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_properties={"alluxio.user.client.cache.store.type": "MEMORY"}),
+        "alluxio_properties[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM",
+        id="standalone-seed-004-store-type",
+    ),
+    pytest.param(
+        {"node_labels_extra": {"gpu pool": "training"}},
+        "node_labels_extra keys must be label keys such as example.com/gpu-pool (got gpu pool)",
+        id="label-key",
+    ),
 ]
 
 
@@ -137,6 +218,14 @@ def test_bad_variable_stops_before_anything_changes(hosts, tmp_path, extra_vars,
     assert message in output
     assert "Prepare the GPU nodes" not in output
     assert snapshot(hosts["good"]) == before
+
+
+def test_unknown_alluxio_property_is_warned_about_and_goes_through(hosts, tmp_path):
+    inventory = write_inventory(tmp_path, [hosts["good"]])
+    returncode, output = run_site(inventory, dataset(properties={"alluxio.user.client.cache.sizee": "1GB"}),
+                                  playbooks=("playbooks/preflight.yml",))
+    assert returncode == 0, output
+    assert "WARNING datasets_list[0] (imagenet).runtime.properties[alluxio.user.client.cache.sizee]" in output
 
 
 def test_empty_gpu_nodes_group_is_refused(tmp_path):
