@@ -1,13 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for byte quantities: to_bytes, mount_size and format_bytes."""
+"""Filters for byte quantities and percentages: to_bytes, mount_size, format_bytes and to_percent."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import percentage
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
     QuantityError,
     format_bytes,
@@ -27,10 +28,19 @@ def _wrap(function):
     return filter_function
 
 
+def to_percent(value):
+    """``"87.5%"`` (as Fluid writes cachedPercentage) or 87.5 -> 87.5."""
+    result = percentage(value)
+    if result is None:
+        raise AnsibleFilterError("%r is not a percentage such as 87.5%% or 87.5" % (value,))
+    return result
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "to_bytes": _wrap(parse_bytes),
             "mount_size": _wrap(mount_size),
             "format_bytes": _wrap(format_bytes),
+            "to_percent": to_percent,
         }

@@ -65,3 +65,13 @@ def test_the_seed_store_type_memory_stops_before_the_release_changes(api, kubeco
     assert returncode != 0
     assert "store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM" in " ".join(output.split())
     assert revision() == before
+
+
+def test_cluster_info_says_why_it_cannot_reach_a_simulated_master(api, tmp_path):
+    # kwok's pods run no Alluxio: the API server's proxy has no master to reach, and the module says so.
+    path = tmp_path / "play.yml"
+    path.write_text(json.dumps([{"hosts": "localhost", "gather_facts": False, "tasks": [
+        {"fluidops.accel.alluxio_cluster_info": {"kubeconfig": "{{ fluidops_kubeconfig }}"}}]}]))
+    returncode, output = run_playbook(str(path))
+    assert returncode != 0
+    assert "Cannot read Alluxio release alluxio in alluxio (rest): the API server answered" in " ".join(output.split())

@@ -1,0 +1,148 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The API calls the project's modules make, counted, and a waiter that watches.
+
+``FluidClient`` wraps kubernetes.core's ``K8SClient`` (its auth options, kubeconfig handling
+and discovery cache) with the few reads and writes the modules need, and records every call
+so a module can report how many it made and tests can assert which.
+
+``wait_for`` lists the objects once, then follows a watch from that resourceVersion until a
+predicate holds for every named object or the time runs out. A watch request lasts at most
+``WATCH_SECONDS``, so a wait makes one list plus about one watch request a minute, however
+often the objects change. A 410 Gone (the version is too old) re-lists. In check mode the
+modules never call it: they report the state as it is.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+try:
+    from kubernetes.client.rest import ApiException
+    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+except ImportError:  # reported by AnsibleK8SModule's dependency check
+    ApiException = NotFoundError = ResourceNotFoundError = Exception
+
+FLUID_API = "data.fluid.io/v1alpha1"
+WATCH_SECONDS = 60
+
+
+class FluidClient(object):
+    def __init__(self, k8s_client, clock=time.monotonic):
+        self.k8s = k8s_client
+        self.calls = []
+        self.clock = clock
+        self._resources = {}
+
+    def resource(self, kind, api_version=FLUID_API):
+        key = (kind, api_version)
+        if key not in self._resources:
+            self._resources[key] = self.k8s.resource(kind, api_version)
+        return self._resources[key]
+
+    def get(self, kind, name, namespace, api_version=FLUID_API):
+        """The object as a dict, or None when it does not exist."""
+        self.calls.append(("get", kind, namespace, name))
+        try:
+            return self.k8s.get(self.resource(kind, api_version), name=name, namespace=namespace).to_dict()
+        except NotFoundError:
+            return None
+
+    def list(self, kind, namespace, api_version=FLUID_API, label_selector=None, field_selector=None):
+        """(items as dicts, the list's resourceVersion)."""
+        self.calls.append(("list", kind, namespace, label_selector or field_selector))
+        params = {"namespace": namespace}
+        if label_selector:
+            params["label_selector"] = label_selector
+        if field_selector:
+            params["field_selector"] = field_selector
+        result = self.k8s.get(self.resource(kind, api_version), **params).to_dict()
+        return result.get("items") or [], (result.get("metadata") or {}).get("resourceVersion")
+
+    def watch(self, kind, namespace, resource_version, seconds, api_version=FLUID_API):
+        """Events (type, object dict) for ``seconds`` at most, from ``resource_version``."""
+        self.calls.append(("watch", kind, namespace, seconds))
+        stream = self.k8s.client.watch(self.resource(kind, api_version), namespace=namespace,
+                                       resource_version=resource_version, timeout=seconds)
+        for event in stream:
+            yield event["type"], event["raw_object"]
+
+    def create(self, kind, body, namespace, api_version=FLUID_API):
+        self.calls.append(("create", kind, namespace, body["metadata"]["name"]))
+        return self.k8s.create(self.resource(kind, api_version), body, namespace=namespace).to_dict()
+
+    def delete(self, kind, name, namespace, api_version=FLUID_API):
+        self.calls.append(("delete", kind, namespace, name))
+        return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace)
+
+    def events(self, kind, name, namespace, last=5):
+        """The last messages of the events about one object, oldest first."""
+        items, _ = self.list("Event", namespace, api_version="v1",
+                             field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name))
+        items.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp") or "")
+        return ["%s %s: %s" % (e.get("type", ""), e.get("reason", ""), e.get("message", "")) for e in items][-last:]
+
+    def pods_not_ready(self, namespace, label_selector):
+        """Names and phases of the pods of a release that are not Running and Ready."""
+        items, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        not_ready = []
+        for pod in items:
+            status = pod.get("status") or {}
+            ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [])
+            if status.get("phase") not in ("Running", "Succeeded") or (status.get("phase") == "Running" and not ready):
+                not_ready.append("%s (%s)" % (pod["metadata"]["name"], status.get("phase", "Unknown")))
+        return not_ready
+
+
+def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_API):
+    """Watch the named objects of ``kind`` in ``namespace`` until ``done(obj)`` holds for all of
+    them. Returns ({name: object dict or None}, True when done, False when the time ran out)."""
+    deadline = client.clock() + seconds
+    wanted = set(names)
+    current = {}
+
+    def relist():
+        items, version = client.list(kind, namespace, api_version=api_version)
+        current.clear()
+        current.update({item["metadata"]["name"]: item for item in items if item["metadata"]["name"] in wanted})
+        return version
+
+    def finished():
+        return all(name in current and done(current[name]) for name in wanted)
+
+    version = relist()
+    while not finished():
+        remaining = deadline - client.clock()
+        if remaining <= 0:
+            break
+        try:
+            for event_type, obj in client.watch(kind, namespace, version, max(1, int(min(remaining, WATCH_SECONDS))),
+                                                api_version=api_version):
+                version = (obj.get("metadata") or {}).get("resourceVersion") or version
+                name = (obj.get("metadata") or {}).get("name")
+                if event_type == "ERROR":
+                    raise ApiException(status=obj.get("code"), reason=obj.get("message"))
+                if name in wanted:
+                    if event_type == "DELETED":
+                        current.pop(name, None)
+                    else:
+                        current[name] = obj
+                if finished() or client.clock() >= deadline:
+                    break
+        except ApiException as error:
+            if getattr(error, "status", None) != 410:
+                raise
+            version = relist()
+    return {name: current.get(name) for name in names}, finished()
+
+
+def check_wait_options(module, percentage_option):
+    """The bounds Ansible's argument spec cannot express, checked before any API call."""
+    value = module.params[percentage_option]
+    if value is not None and not 0 <= value <= 100:
+        module.fail_json(msg="%s=%s is not between 0 and 100" % (percentage_option, value))
+    if module.params["wait_timeout"] < 1:
+        module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])

@@ -1,0 +1,316 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: fluid_dataload
+short_description: Warm a Fluid dataset's cache with a DataLoad and check how much got cached
+version_added: 1.0.0
+author: fluidops contributors
+description:
+  - Creates a Fluid C(DataLoad) for a dataset, idempotent by name - a DataLoad of that name and the same
+    spec is left alone (and waited for), one with another spec fails the task rather than being changed
+    under a running load.
+  - Waits (bounded by I(wait_timeout)) until the DataLoad is C(Complete), following a watch, then reads the
+    dataset and checks its cached percentage against I(cached_percentage).
+  - Returns the phase, the duration, the bytes loaded and the bytes loaded per second.
+  - A C(Failed) DataLoad fails the task with the DataLoad's own conditions.
+  - The action plugin of the same name prints the DataLoad phase and the dataset's cached percentage every
+    I(progress_interval) seconds while it waits.
+  - In check mode nothing is created and nothing waits; the task reports whether it would create the DataLoad.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+options:
+  name:
+    description: Name of the DataLoad.
+    type: str
+    required: true
+  namespace:
+    description: Namespace of the DataLoad and of its dataset (Fluid requires the same one).
+    type: str
+    default: default
+  dataset:
+    description: Name of the Fluid dataset to warm.
+    type: str
+    required: true
+  targets:
+    description: Paths to load, with the number of cached replicas of each; empty loads the whole dataset.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Path inside the dataset, such as C(/train).
+        type: str
+        required: true
+      replicas:
+        description: Cached copies of each block of the path.
+        type: int
+        default: 1
+  load_metadata:
+    description: Sync the dataset's metadata from the under-filesystem before loading.
+    type: bool
+    default: false
+  policy:
+    description: C(Once) loads once; C(Cron) loads on I(schedule); C(OnEvent) on Fluid's events.
+    type: str
+    choices: [Once, Cron, OnEvent]
+    default: Once
+  schedule:
+    description: Cron schedule, required with I(policy=Cron).
+    type: str
+  state:
+    description: C(present) creates the DataLoad; C(absent) deletes it.
+    type: str
+    choices: [present, absent]
+    default: present
+  wait:
+    description: Wait until the DataLoad is Complete (only for I(policy=Once)).
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait before failing with the DataLoad's state.
+    type: int
+    default: 1800
+  fail_on_timeout:
+    description: When false, a wait that runs out returns the current state with I(timed_out=true) instead of failing.
+    type: bool
+    default: true
+  cached_percentage:
+    description: After Complete, the cached percentage (0-100) the dataset must have, or the task fails.
+    type: float
+  progress_interval:
+    description: Seconds between the progress lines the action plugin prints while waiting.
+    type: int
+    default: 30
+requirements:
+  - python >= 3.9
+  - kubernetes >= 24.2.0
+"""
+
+EXAMPLES = r"""
+- name: Warm the ImageNet cache and require 95% cached
+  fluidops.accel.fluid_dataload:
+    name: imagenet-warmup
+    dataset: imagenet
+    targets:
+      - {path: /train, replicas: 1}
+      - {path: /validation, replicas: 1}
+    load_metadata: true
+    cached_percentage: 95
+    wait_timeout: 3600
+  register: warmup
+
+- name: Reload new files every night
+  fluidops.accel.fluid_dataload:
+    name: imagenet-nightly
+    dataset: imagenet
+    policy: Cron
+    schedule: "0 2 * * *"
+"""
+
+RETURN = r"""
+phase:
+  description: The DataLoad's phase when the module returned (Pending, Executing, Complete, Failed).
+  returned: always
+  type: str
+  sample: Complete
+duration:
+  description: C(status.duration) as Fluid wrote it.
+  returned: when the DataLoad has one
+  type: str
+  sample: 4m12s
+seconds:
+  description: Seconds the module waited.
+  returned: always
+  type: float
+cached_bytes_before:
+  description: The dataset's cached bytes before the wait.
+  returned: always
+  type: int
+bytes_loaded:
+  description: Cached bytes gained while waiting.
+  returned: always
+  type: int
+bytes_per_second:
+  description: I(bytes_loaded) over I(seconds); null when nothing was waited for.
+  returned: always
+  type: float
+cached_percentage:
+  description: The dataset's cached percentage at the end.
+  returned: always
+  type: float
+timed_out:
+  description: True when the wait ran out (only returned without failing when I(fail_on_timeout=false)).
+  returned: always
+  type: bool
+conditions:
+  description: The DataLoad's conditions.
+  returned: always
+  type: list
+dataload:
+  description: The DataLoad object as the API returned it (the one it would create, in check mode).
+  returned: success
+  type: dict
+api_calls:
+  description: API requests the module made.
+  returned: always
+  type: int
+"""
+
+import copy
+
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import FLUID_API, FluidClient, check_wait_options, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
+from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+
+FINISHED = ("Complete", "Failed")
+
+
+def argspec():
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(
+        name=dict(type="str", required=True),
+        namespace=dict(type="str", default="default"),
+        dataset=dict(type="str", required=True),
+        targets=dict(type="list", elements="dict", default=[], options=dict(
+            path=dict(type="str", required=True), replicas=dict(type="int", default=1))),
+        load_metadata=dict(type="bool", default=False),
+        policy=dict(type="str", choices=["Once", "Cron", "OnEvent"], default="Once"),
+        schedule=dict(type="str"),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=1800),
+        fail_on_timeout=dict(type="bool", default=True),
+        cached_percentage=dict(type="float"),
+        progress_interval=dict(type="int", default=30),
+    )
+    return spec
+
+
+def desired_spec(params):
+    spec = {"dataset": {"name": params["dataset"], "namespace": params["namespace"]},
+            "loadMetadata": params["load_metadata"], "policy": params["policy"]}
+    if params["targets"]:
+        spec["target"] = [{"path": t["path"], "replicas": t["replicas"]} for t in params["targets"]]
+    if params["schedule"]:
+        spec["schedule"] = params["schedule"]
+    return spec
+
+
+def spec_differences(existing, wanted):
+    """The managed fields where an existing DataLoad differs from the one asked for."""
+    current = existing.get("spec") or {}
+    differences = []
+    for key, value in wanted.items():
+        have = current.get(key)
+        if key == "dataset":
+            have = {"name": (have or {}).get("name"), "namespace": (have or {}).get("namespace") or existing["metadata"]["namespace"]}
+        if key == "policy":
+            have = have or "Once"
+        if key == "loadMetadata":
+            have = bool(have)
+        if key == "target":
+            have = [{"path": t.get("path"), "replicas": t.get("replicas", 1)} for t in have or []]
+        if have != value:
+            differences.append("%s is %s, not %s" % (key, have, value))
+    return differences
+
+
+def phase_of(dataload):
+    return ((dataload or {}).get("status") or {}).get("phase") or ""
+
+
+def execute_module(module, client):
+    params = module.params
+    namespace, name = params["namespace"], params["name"]
+    existing = client.get("DataLoad", name, namespace)
+
+    if params["state"] == "absent":
+        if existing and not module.check_mode:
+            client.delete("DataLoad", name, namespace)
+        module.exit_json(changed=bool(existing), phase=phase_of(existing), api_calls=len(client.calls))
+
+    dataset = client.get("Dataset", params["dataset"], namespace)
+    if dataset is None:
+        datasets, _ = client.list("Dataset", namespace)
+        module.fail_json(msg="Dataset %s not found in namespace %s (datasets there: %s): a DataLoad warms an existing dataset "
+                             "in its own namespace" % (params["dataset"], namespace,
+                                                       ", ".join(sorted(d["metadata"]["name"] for d in datasets)) or "none"),
+                         api_calls=len(client.calls))
+    before = dataset_summary(dataset)
+
+    wanted = desired_spec(params)
+    body = {"apiVersion": FLUID_API, "kind": "DataLoad", "metadata": {"name": name, "namespace": namespace}, "spec": wanted}
+    changed = False
+    if existing:
+        differences = spec_differences(existing, wanted)
+        if differences:
+            module.fail_json(msg="DataLoad %s/%s exists with another spec (%s): a DataLoad is not changed under a running load; "
+                                 "delete it (state=absent) or give a new name" % (namespace, name, "; ".join(differences)),
+                             api_calls=len(client.calls))
+        dataload = existing
+    elif module.check_mode:
+        module.exit_json(changed=True, phase="", dataload=body, cached_percentage=before["cached_percentage"],
+                         cached_bytes_before=before["cached_bytes"], bytes_loaded=0, bytes_per_second=None, seconds=0.0,
+                         timed_out=False, conditions=[], api_calls=len(client.calls))
+    else:
+        dataload = client.create("DataLoad", body, namespace)
+        changed = True
+
+    seconds, timed_out = 0.0, False
+    if params["wait"] and params["policy"] == "Once" and not module.check_mode and phase_of(dataload) not in FINISHED:
+        started = client.clock()
+        found, done = wait_for(client, "DataLoad", namespace, [name], lambda obj: phase_of(obj) in FINISHED, params["wait_timeout"])
+        dataload = found[name] or dataload
+        seconds, timed_out = round(client.clock() - started, 1), not done
+
+    after = dataset_summary(client.get("Dataset", params["dataset"], namespace) or dataset)
+    loaded = max(0, (after["cached_bytes"] or 0) - (before["cached_bytes"] or 0))
+    status = dataload.get("status") or {}
+    result = dict(changed=changed, phase=phase_of(dataload), duration=status.get("duration"), seconds=seconds,
+                  cached_bytes_before=before["cached_bytes"], bytes_loaded=loaded,
+                  bytes_per_second=round(loaded / seconds, 1) if seconds else None,
+                  cached_percentage=after["cached_percentage"], timed_out=timed_out, conditions=conditions(status),
+                  dataload=dataload, api_calls=len(client.calls))
+
+    if phase_of(dataload) == "Failed":
+        module.fail_json(msg="DataLoad %s/%s Failed: %s" % (namespace, name, "; ".join(
+            "%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]) or "no conditions given"), **result)
+    if timed_out:
+        if params["fail_on_timeout"]:
+            events = client.events("DataLoad", name, namespace)
+            module.fail_json(msg="Timed out after %ss: DataLoad %s/%s is %s, dataset %s %s%% cached%s" % (
+                params["wait_timeout"], namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
+                after["cached_percentage"], ("; events: " + " | ".join(events)) if events else ""), **result)
+        module.exit_json(**result)
+    threshold = params["cached_percentage"]
+    if threshold is not None and phase_of(dataload) == "Complete" and (after["cached_percentage"] or 0.0) < threshold:
+        module.fail_json(msg="DataLoad %s/%s is Complete but dataset %s is %s%% cached, below the %s%% asked for (cache capacity %s, "
+                             "UFS %s): raise the tier quotas or the replicas, or lower cached_percentage" % (
+                                 namespace, name, params["dataset"], after["cached_percentage"], threshold,
+                                 after["cache_capacity"], after["ufs_total"]), **result)
+    module.exit_json(**result)
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True,
+                              required_if=[("policy", "Cron", ("schedule",))])
+    check_wait_options(module, "cached_percentage")
+    try:
+        execute_module(module, FluidClient(get_api_client(module)))
+    except CoreException as exc:
+        module.fail_from_exception(exc)
+
+
+if __name__ == "__main__":
+    main()

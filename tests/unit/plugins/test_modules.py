@@ -1,0 +1,254 @@
+"""The modules' exact API calls, against a fake cluster: exit_json/fail_json raise, module args
+are set as Ansible sets them, and the fake records what the module asked of the API."""
+
+import copy
+import os
+
+import pytest
+import yaml
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+from kubernetes.client.rest import ApiException
+from kubernetes.dynamic.exceptions import NotFoundError
+
+from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
+
+
+class Exit(Exception):
+    def __init__(self, result):
+        super().__init__(result.get("msg"))
+        self.result = result
+
+
+class Failed(Exit):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def raise_on_exit(monkeypatch):
+    def exit_json(self, **result):
+        raise Exit(result)
+
+    def fail_json(self, msg, **result):
+        raise Failed(dict(result, msg=msg))
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+
+
+class Instance(dict):
+    def to_dict(self):
+        return copy.deepcopy(dict(self))
+
+
+class Resource(object):
+    def __init__(self, kind):
+        self.kind = kind
+
+
+class FakeCluster(object):
+    """Objects by (kind, namespace, name); watch events scripted per kind; every request logged."""
+
+    def __init__(self, objects=(), events=None, on_watch=None):
+        self.objects = {(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]): copy.deepcopy(o) for o in objects}
+        self.events = events or {}
+        self.on_watch = on_watch
+        self.requests = []
+        self.client = self
+
+    def resource(self, kind, api_version):
+        return Resource(kind)
+
+    def get(self, resource, name=None, namespace=None, label_selector=None, field_selector=None):
+        self.requests.append(("GET", resource.kind, namespace, name or field_selector or label_selector))
+        if name:
+            key = (resource.kind, namespace, name)
+            if key not in self.objects:
+                raise NotFoundError(ApiException(status=404, reason="Not Found"))
+            return Instance(self.objects[key])
+        items = [o for (kind, ns, _), o in sorted(self.objects.items()) if kind == resource.kind and ns == namespace]
+        return Instance({"items": items, "metadata": {"resourceVersion": "100"}})
+
+    def create(self, resource, body, namespace=None):
+        self.requests.append(("POST", resource.kind, namespace, body["metadata"]["name"]))
+        stored = dict(copy.deepcopy(body), status={})
+        self.objects[(resource.kind, namespace, body["metadata"]["name"])] = stored
+        return Instance(stored)
+
+    def delete(self, resource, name=None, namespace=None):
+        self.requests.append(("DELETE", resource.kind, namespace, name))
+        self.objects.pop((resource.kind, namespace, name))
+
+    def watch(self, resource, namespace=None, resource_version=None, timeout=None):
+        self.requests.append(("WATCH", resource.kind, namespace, resource_version))
+        for event_type, change in self.events.get(resource.kind, []):
+            obj = self.objects[(resource.kind, namespace, change["name"])]
+            obj.setdefault("status", {}).update(change["status"])
+            if self.on_watch:
+                self.on_watch(self, obj)
+            yield {"type": event_type, "raw_object": copy.deepcopy(obj)}
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name + ".yaml"), encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def run(module, args, cluster, monkeypatch, check=False):
+    monkeypatch.setattr(module, "get_api_client", lambda *a, **k: cluster)
+    if check:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(Exit) as outcome:
+            module.main()
+    return outcome.value
+
+
+WARMUP = {"name": "imagenet-warmup", "dataset": "imagenet", "targets": [{"path": "/train"}, {"path": "/validation"}],
+          "cached_percentage": 95, "wait_timeout": 30}
+DATALOAD_BODY = {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad",
+                 "metadata": {"name": "imagenet-warmup", "namespace": "default"},
+                 "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "loadMetadata": False, "policy": "Once",
+                          "target": [{"path": "/train", "replicas": 1}, {"path": "/validation", "replicas": 1}]}}
+
+
+def fill_cache(cluster, dataload):
+    """As Fluid does while a DataLoad runs: the dataset's cache rises, to 100% at Complete."""
+    dataset = cluster.objects[("Dataset", "default", "imagenet")]
+    dataset["status"]["cacheStates"].update(cached="143.67GiB" if dataload["status"]["phase"] == "Complete" else "71.84GiB",
+                                            cachedPercentage="100.0%" if dataload["status"]["phase"] == "Complete" else "50.0%")
+
+
+def test_warmup_creates_the_dataload_watches_it_and_measures_the_load(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-full")], on_watch=fill_cache, events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Executing"}}),
+        ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Complete", "duration": "10s", "conditions": [
+            {"type": "Complete", "status": "True", "reason": "DataLoadJobComplete", "message": "done"}]}})]})
+    cluster.objects[("Dataset", "default", "imagenet")]["status"]["cacheStates"].update(cached="0.00B", cachedPercentage="0.0%")
+    result = run(fluid_dataload, WARMUP, cluster, monkeypatch).result
+    assert cluster.requests == [("GET", "DataLoad", "default", "imagenet-warmup"), ("GET", "Dataset", "default", "imagenet"),
+                                ("POST", "DataLoad", "default", "imagenet-warmup"), ("GET", "DataLoad", "default", None),
+                                ("WATCH", "DataLoad", "default", "100"), ("GET", "Dataset", "default", "imagenet")]
+    created = cluster.objects[("DataLoad", "default", "imagenet-warmup")]
+    assert {k: created[k] for k in DATALOAD_BODY} == DATALOAD_BODY
+    assert result["changed"] and result["phase"] == "Complete" and result["duration"] == "10s"
+    assert result["cached_percentage"] == 100.0 and result["bytes_loaded"] == int(143.67 * 1024 ** 3)
+    assert result["api_calls"] == 6
+
+
+def test_an_existing_complete_dataload_is_left_alone(monkeypatch):
+    done = dict(copy.deepcopy(DATALOAD_BODY), status={"phase": "Complete", "duration": "10s"})
+    cluster = FakeCluster([fixture("dataset-bound-full"), done])
+    result = run(fluid_dataload, WARMUP, cluster, monkeypatch).result
+    assert not result["changed"] and result["phase"] == "Complete"
+    assert [r[0] for r in cluster.requests] == ["GET", "GET", "GET"]
+
+
+def test_an_existing_dataload_with_another_spec_is_not_changed(monkeypatch):
+    other = copy.deepcopy(DATALOAD_BODY)
+    other["spec"]["target"] = [{"path": "/train", "replicas": 2}]
+    cluster = FakeCluster([fixture("dataset-bound-full"), other])
+    outcome = run(fluid_dataload, WARMUP, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert "DataLoad default/imagenet-warmup exists with another spec (target is [{'path': '/train', 'replicas': 2}]" in outcome.result["msg"]
+    assert "POST" not in [r[0] for r in cluster.requests]
+
+
+def test_check_mode_creates_nothing_and_never_waits(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-empty")])
+    result = run(fluid_dataload, WARMUP, cluster, monkeypatch, check=True).result
+    assert result["changed"] and result["dataload"] == DATALOAD_BODY
+    assert [r[0] for r in cluster.requests] == ["GET", "GET"]
+
+
+def test_a_failed_dataload_fails_with_its_conditions(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-empty")], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Failed", "conditions": [
+            {"type": "Failed", "status": "True", "reason": "DataLoadJobFailed",
+             "message": "target path /tain does not exist in the under file system"}]}})]})
+    outcome = run(fluid_dataload, dict(WARMUP, targets=[{"path": "/tain"}]), cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == ("DataLoad default/imagenet-warmup Failed: DataLoadJobFailed: "
+                                     "target path /tain does not exist in the under file system")
+
+
+def test_complete_below_the_threshold_fails(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-empty")], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Complete"}})]})
+    outcome = run(fluid_dataload, WARMUP, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert "is Complete but dataset imagenet is 0.0% cached, below the 95.0% asked for" in outcome.result["msg"]
+
+
+def test_an_unknown_dataset_is_named_with_those_that_exist(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-empty")])
+    outcome = run(fluid_dataload, dict(WARMUP, dataset="imagenette"), cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"].startswith("Dataset imagenette not found in namespace default (datasets there: imagenet)")
+
+
+def test_dataset_info_waits_on_a_watch_until_bound(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], events={"Dataset": [
+        ("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
+    result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True}, cluster, monkeypatch).result
+    assert cluster.requests == [("GET", "Dataset", "default", None), ("GET", "Dataset", "default", None),
+                                ("WATCH", "Dataset", "default", "100"), ("GET", "AlluxioRuntime", "default", "imagenet")]
+    dataset, = result["datasets"]
+    assert dataset["phase"] == "Bound" and dataset["cached_percentage"] == 100.0
+    assert dataset["runtime"]["worker"]["phase"] == "PartialReady"
+
+
+def test_dataset_info_timeout_says_why(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    cluster = FakeCluster([fixture("dataset-notbound-fresh")])
+    monkeypatch.setattr(fluid_dataset_info.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    outcome = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 25}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"].startswith("Timed out after 25s waiting for phase Bound: imagenet: phase NotBound; "
+                                            "no runtime named imagenet in default")
+    assert outcome.result["reasons"]["imagenet"]["phase"] == "NotBound"
+
+
+def _client_with_clock(clock):
+    original = fluid_dataset_info.FluidClient.__init__
+
+    def init(self, k8s_client):
+        original(self, k8s_client, clock=clock)
+    return init
+
+
+def test_dataset_info_check_mode_never_waits(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-notbound-fresh")])
+    result = run(fluid_dataset_info, {"wait": True}, cluster, monkeypatch, check=True).result
+    assert result["waited"] == 0.0 and result["datasets"][0]["phase"] == "NotBound"
+    assert "WATCH" not in [r[0] for r in cluster.requests]
+
+
+def test_dataset_info_unknown_name(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-empty")])
+    outcome = run(fluid_dataset_info, {"name": ["imagenet", "coco"]}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == "Dataset coco not found in namespace default (datasets there: imagenet)"
+
+
+def test_alluxio_cluster_info_reads_the_master_through_the_service_proxy(monkeypatch):
+    calls = []
+
+    class Core(object):
+        def __init__(self, api_client):
+            pass
+
+        def connect_get_namespaced_service_proxy_with_path(self, name, namespace, path, _preload_content):
+            calls.append((name, namespace, path))
+            with open(os.path.join(FIXTURES, "..", "alluxio", "master-info.json"), "rb") as handle:
+                return type("Response", (), {"data": handle.read()})
+
+    class Api(object):
+        client = type("Dynamic", (), {"client": None})
+
+    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
+    result = run(alluxio_cluster_info, {"namespace": "alluxio"}, Api(), monkeypatch).result
+    assert calls == [("alluxio-master-0:19999", "alluxio", "api/v1/master/info")]
+    assert result["live_workers"] == 4 and result["tiers"]["MEM"]["total"] == 400 * 1024 ** 3
