@@ -97,15 +97,16 @@ class FluidClient(object):
         return not_ready
 
 
-def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_API):
+def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_API, listed=None):
     """Watch the named objects of ``kind`` in ``namespace`` until ``done(obj)`` holds for all of
-    them. Returns ({name: object dict or None}, True when done, False when the time ran out)."""
+    them. ``listed`` is a list the caller already made, (items, resourceVersion), to start from.
+    Returns ({name: object dict or None}, True when done, False when the time ran out)."""
     deadline = client.clock() + seconds
     wanted = set(names)
     current = {}
 
-    def relist():
-        items, version = client.list(kind, namespace, api_version=api_version)
+    def relist(listed=None):
+        items, version = listed or client.list(kind, namespace, api_version=api_version)
         current.clear()
         current.update({item["metadata"]["name"]: item for item in items if item["metadata"]["name"] in wanted})
         return version
@@ -113,7 +114,7 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
     def finished():
         return all(name in current and done(current[name]) for name in wanted)
 
-    version = relist()
+    version = relist(listed)
     while not finished():
         remaining = deadline - client.clock()
         if remaining <= 0:

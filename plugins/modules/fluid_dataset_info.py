@@ -201,7 +201,8 @@ def describe(reasons):
 def execute_module(module, client):
     namespace = module.params["namespace"]
     names = module.params["name"]
-    items, _ = client.list("Dataset", namespace)
+    listed = client.list("Dataset", namespace)
+    items = listed[0]
     existing = {item["metadata"]["name"]: item for item in items}
     if names:
         missing = [name for name in names if name not in existing]
@@ -216,7 +217,8 @@ def execute_module(module, client):
     if module.params["wait"] and names and not module.check_mode:
         phase, percentage = module.params["wait_phase"], module.params["wait_cached_percentage"]
         started = client.clock()
-        datasets, done = wait_for(client, "Dataset", namespace, names, dataset_done(phase, percentage), module.params["wait_timeout"])
+        datasets, done = wait_for(client, "Dataset", namespace, names, dataset_done(phase, percentage), module.params["wait_timeout"],
+                                 listed=listed)
         waited, timed_out = round(client.clock() - started, 1), not done
 
     summaries, reasons = [], {}

@@ -193,8 +193,8 @@ def test_dataset_info_waits_on_a_watch_until_bound(monkeypatch):
     cluster = FakeCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], events={"Dataset": [
         ("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
     result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True}, cluster, monkeypatch).result
-    assert cluster.requests == [("GET", "Dataset", "default", None), ("GET", "Dataset", "default", None),
-                                ("WATCH", "Dataset", "default", "100"), ("GET", "AlluxioRuntime", "default", "imagenet")]
+    assert cluster.requests == [("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100"),
+                                ("GET", "AlluxioRuntime", "default", "imagenet")]
     dataset, = result["datasets"]
     assert dataset["phase"] == "Bound" and dataset["cached_percentage"] == 100.0
     assert dataset["runtime"]["worker"]["phase"] == "PartialReady"
