@@ -144,7 +144,13 @@ def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
             raise
 
     wait_until(lambda: launcher_phase() == "Running")
-    pods = core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
+
+    def job_pods():
+        # The simulator creates the launcher first, then the workers one by one.
+        items = core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
+        return items if len(items) == 5 else None
+
+    pods = wait_until(job_pods)
     assert sorted(p.metadata.labels["training.kubeflow.org/job-role"] for p in pods) == ["launcher"] + ["worker"] * 4
     log = core.read_namespaced_pod_log("resnet50-launcher", "default", container="mpi")
     assert "[1,0]<stdout>:1000\timages/sec: " in log
