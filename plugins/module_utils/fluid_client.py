@@ -78,6 +78,16 @@ class FluidClient(object):
         self.calls.append(("delete", kind, namespace, name))
         return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace)
 
+    def pod_log(self, name, namespace, container=None, tail_lines=None):
+        """A pod's log as text (kubectl logs)."""
+        from kubernetes.client import CoreV1Api
+
+        self.calls.append(("log", "Pod", namespace, name))
+        params = {"container": container} if container else {}
+        if tail_lines:
+            params["tail_lines"] = tail_lines
+        return CoreV1Api(self.k8s.client.client).read_namespaced_pod_log(name, namespace, **params)
+
     def events(self, kind, name, namespace, last=5):
         """The last messages of the events about one object, oldest first."""
         items, _ = self.list("Event", namespace, api_version="v1",

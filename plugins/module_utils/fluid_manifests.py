@@ -64,13 +64,19 @@ def build_tier(level, where):
     return tier
 
 
+def mount_name(mount):
+    """The mount's name: given, or made from its mount point (Fluid shows the mount under /<name>)."""
+    point = str(mount.get("mount_point", ""))
+    return str(mount.get("name") or re.sub(r"[^a-z0-9-]", "-", point.split("://", 1)[-1].strip("/").lower())[:63])
+
+
 def _mount(mount, where, warnings):
     point = str(mount.get("mount_point", ""))
     _require(_MOUNT_POINT.match(point), "%s.mount_point=%s is not a URL such as oss://bucket/dir/ or pvc://claim" % (where, point or "(unset)"))
     options = dict(mount.get("options") or {})
     inline = [key for key in OSS_KEYS if key in options]
     secret = mount.get("oss_secret")
-    result = {"mountPoint": point, "name": str(mount.get("name") or re.sub(r"[^a-z0-9-]", "-", point.split("://", 1)[1].strip("/").lower())[:63])}
+    result = {"mountPoint": point, "name": mount_name(mount)}
     if point.startswith("oss://"):
         _require(not (inline and secret),
                  "%s sets both oss_secret and inline %s: OSS keys come both from a Secret or both inline" % (where, ", ".join(inline)))

@@ -35,6 +35,12 @@ RUNTIMES = (("alluxioruntimes", "alluxio"), ("jindoruntimes", "jindo"))
 GIB = 1024 ** 3
 # The simulated under-file-system: ImageNet as ~130 MB TFRecords (seed 004), 143.67 GiB in all.
 UFS_PATHS = {"/": 143.67 * GIB, "/train": 137.9 * GIB, "/validation": 5.77 * GIB}
+# Seed 003's tables: images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
+SEED_THROUGHPUT = {
+    1: {"nfs": (2400.8, 8696.8), "cold": (2378.4, 8692.8), "warm": (9327.6, 9301.6), "top5": (0.9282, 0.9286, 0.9285)},
+    4: {"nfs": (3136.0, 15024.0), "cold": (8889.6, 20506.3), "warm": (20859.5, 21329.0), "top5": (0.9228, 0.9204, 0.9243)},
+}
+IMAGENET_IMAGES, EPOCHS = 1281167, 90
 LOAD_SECONDS = 10  # a full warm-up takes this long in the simulation
 LOG = logging.getLogger("simulator")
 
@@ -201,6 +207,19 @@ class Simulator:
             succeeded = any(c["type"] == "Succeeded" and c["status"] == "True" for c in job.get("status", {}).get("conditions", []))
             if succeeded and launcher.status.phase == "Running":
                 self.finish_launcher(launcher)
+                self.clean_workers(job)
+
+    def clean_workers(self, job):
+        """mpi-operator's runPolicy.cleanPodPolicy (v2beta1 default None): Running or All deletes the
+        workers once the job ends; the launcher stays either way."""
+        policy = (job["spec"].get("runPolicy") or {}).get("cleanPodPolicy", "None")
+        if policy not in ("Running", "All"):
+            return
+        meta = job["metadata"]
+        selector = "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % meta["name"]
+        for pod in self.core.list_namespaced_pod(meta["namespace"], label_selector=selector).items:
+            self.core.delete_namespaced_pod(pod.metadata.name, meta["namespace"], grace_period_seconds=0)
+        LOG.info("mpijob %s: workers deleted (cleanPodPolicy %s)", meta["name"], policy)
 
     def finish_launcher(self, pod):
         """The launcher exits 0 and stays Completed, holding its volumes as a real one does (seed 003's trap)."""
@@ -254,26 +273,40 @@ class Simulator:
         return None
 
     def write_launcher_log(self, job, workers):
-        """tf_cnn_benchmarks output with --tag-output prefixes; throughput shaped by the seeds' 4x8 figures
-        (NFS 3136, Fluid cold 8889.6, warm 20859.5 images/sec at step 1000): SIMULATED numbers."""
+        """tf_cnn_benchmarks output with --tag-output prefixes, SIMULATED: the running mean of
+        images/sec follows the seeds' tables (seed 003: step 1000 and last step, 1x8 and 4x8;
+        NFS baseline, Fluid cold, Fluid warm, by the cached fraction of the workers' dataset),
+        scaled to the job's GPUs; 90 epochs of ImageNet at 256 images per GPU and step, printed
+        every 100 steps by two ranks."""
         meta = job["metadata"]
         fraction = self.cache_fraction(job)
         gpus = max(1, workers) * int(job["spec"].get("slotsPerWorker", 8))
-        # Aggregate images/sec of the seeds' 32 GPUs: NFS baseline, or Fluid from cold to warm.
-        seed_total = 3136.0 if fraction is None else 8889.6 + (20859.5 - 8889.6) * fraction
-        per_gpu = seed_total / 32.0
+        table = SEED_THROUGHPUT[4 if workers >= 4 else 1]
+        scale = gpus / (32.0 if workers >= 4 else 8.0)
+        if fraction is None:
+            at_1000, at_last = table["nfs"]
+        else:
+            at_1000, at_last = [cold + (warm - cold) * fraction for cold, warm in zip(table["cold"], table["warm"])]
+        last_step = int(round(IMAGENET_IMAGES * EPOCHS / (256.0 * gpus)))
         rng = random.Random(meta["uid"])
         lines = ["[1,0]<stdout>:SIMULATED by the fluidops local cluster: no GPU and no TensorFlow ran.",
                  "[1,0]<stdout>:Model:       resnet50", "[1,0]<stdout>:Batch size:  %d global" % (256 * gpus),
-                 "[1,0]<stdout>:Num batches: 1000", "[1,0]<stdout>:Data format: NCHW", "[1,0]<stdout>:Step\tImg/sec\ttotal_loss"]
-        for step in range(10, 1001, 10):
+                 "[1,0]<stdout>:Num batches: %d" % last_step, "[1,0]<stdout>:Data format: NCHW",
+                 "[1,0]<stdout>:Step\tImg/sec\ttotal_loss"]
+        for step in sorted(set(range(100, last_step + 1, 100)) | {last_step}):
+            # A running mean: a slow start (cold cache, NFS) weighs less as the steps add up.
+            if step >= 1000:
+                mean = at_last + (at_1000 - at_last) * 1000.0 * (last_step - step) / (step * (last_step - 1000) or 1)
+            else:
+                mean = at_1000 * (0.8 + 0.2 * step / 1000.0)
             for rank in range(min(gpus, 2)):
-                ips = per_gpu * rng.uniform(0.97, 1.03) * (0.9 + 0.1 * min(1.0, step / 100.0))
+                ips = mean * scale * rng.uniform(0.995, 1.005)
                 lines.append("[1,%d]<stdout>:%d\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f" % (
-                    rank, step, ips, ips * 0.01, ips * 0.02, 8.0 - step * 0.004))
-        total = per_gpu * gpus * rng.uniform(0.99, 1.01)
+                    rank, step, ips, ips * 0.002, ips * 0.01, max(1.2, 8.0 - step * 6.8 / last_step)))
+        total = at_last * scale * rng.uniform(0.999, 1.001)
         lines += ["[1,0]<stdout>:" + "-" * 40, "[1,0]<stdout>:total images/sec: %.2f" % total, "[1,0]<stdout>:" + "-" * 40,
-                  "[1,0]<stdout>:Accuracy @ 1 = 0.7481 Accuracy @ 5 = 0.9243 [49152 examples]"]
+                  "[1,0]<stdout>:Accuracy @ 1 = %.4f Accuracy @ 5 = %.4f [50000 examples]" % (
+                      rng.uniform(0.745, 0.755), table["top5"][0 if fraction is None else (1 if fraction < 0.5 else 2)])]
         path = os.path.join(self.log_dir, "%s-%s-launcher.log" % (meta["namespace"], meta["name"]))
         # kwok serves files in the CRI log format a kubelet keeps: "<RFC 3339 time> stdout F <line>".
         started = time.time()
@@ -304,6 +337,9 @@ def main():
             simulator.step()
         except ApiException as error:
             LOG.warning("API error, retrying: %s %s", error.status, error.reason)
+        except Exception:  # pylint: disable=broad-except
+            # One object the simulator cannot handle must not stop the others: log it and go on.
+            LOG.exception("simulator step failed; retrying")
         time.sleep(args.interval)
 
 

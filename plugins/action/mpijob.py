@@ -1,0 +1,25 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Action plugin for fluidops.accel.mpijob: prints the job's state and the last training step
+read from the launcher's log while the training runs (see plugin_utils/sliced_wait.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.fluidops.accel.plugins.plugin_utils.sliced_wait import SlicedWaitAction
+
+
+class ActionModule(SlicedWaitAction):
+    MODULE = "fluidops.accel.mpijob"
+    DEFAULT_TIMEOUT = 14400
+
+    def sliced(self, args):
+        return super(ActionModule, self).sliced(args) and args.get("state", "present") == "present"
+
+    def progress(self, args, outcome, seconds):
+        throughput = outcome.get("throughput") or {}
+        step = ", step %s at %s images/sec" % (throughput["last_step"], throughput["images_per_sec_at_last_step"]) \
+            if throughput.get("last_step") else ""
+        return "MPIJob %s %s%s" % (args["definition"]["metadata"]["name"], outcome.get("state") or "pending", step)

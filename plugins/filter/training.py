@@ -1,0 +1,43 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters for the training job: the MPIJob manifest, Arena's arguments, DATA_DIR, and the
+tf_cnn_benchmarks log reader."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.fluidops.accel.plugins.module_utils import training
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+
+
+def _checked(function):
+    def wrapper(*args):
+        try:
+            return function(*args)
+        except DatasetError as exc:
+            raise AnsibleFilterError(str(exc))
+    wrapper.__name__ = function.__name__
+    return wrapper
+
+
+def training_job(params, gpu_nodes):
+    """``{"mpijob": manifest, "arena_args": [...], "data_dir": ...}`` from the role's variables, checked."""
+    params = dict(params)
+    training.check(params, int(gpu_nodes))
+    if not params.get("data_dir"):
+        params["data_dir"] = training.data_dir(params["claim"], params.get("datasets"), params.get("nfs_volumes"), params["mount_path"])
+    return {"mpijob": training.mpijob_manifest(params), "arena_args": training.arena_submit_args(params), "data_dir": params["data_dir"]}
+
+
+def tf_cnn_benchmarks_log(text, step=1000):
+    """Images/sec at ``step`` and at the last step, total images/sec and accuracy, from a log."""
+    return summary(text or "", int(step))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"training_job": _checked(training_job), "tf_cnn_benchmarks_log": tf_cnn_benchmarks_log}

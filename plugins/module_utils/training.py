@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The seeds' Horovod ResNet-50 job from the training role's variables: an MPIJob (mpi-operator
+``kubeflow.org/v2beta1``) or the same job as ``arena submit mpi`` arguments, and the DATA_DIR the
+job reads, derived from the claim it mounts.
+
+Where the data is inside the claim (seeds 000-003): Fluid shows each mount of a dataset under
+``/<mount name>`` (``/data/imagenet`` for seed 000's OSS mount named imagenet,
+``/data/nfs-imagenet/imagenet`` for seed 003's ``pvc://nfs-imagenet`` whose export holds an
+``imagenet`` directory); a plain PVC shows its volume's root (``/data/imagenet`` on the NFS
+baseline). An item's ``data_subdir`` names the directory below that.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import posixpath
+import shlex
+
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, mount_name
+
+MANAGED_BY = {"app.kubernetes.io/managed-by": "fluidops"}
+
+
+def _require(condition, message):
+    if not condition:
+        raise DatasetError(message)
+
+
+def data_dir(claim, datasets, nfs_volumes, mount_path):
+    """DATA_DIR for a job that mounts ``claim`` at ``mount_path``."""
+    for item in datasets or []:
+        if item.get("name") == claim:
+            mounts = item.get("mounts") or [{}]
+            mount = mounts[0]
+            inside = mount.get("path") or "/" + mount_name(mount)
+            return posixpath.normpath(posixpath.join(mount_path, inside.lstrip("/"), item.get("data_subdir", "")))
+    for item in nfs_volumes or []:
+        if item.get("name") == claim:
+            return posixpath.normpath(posixpath.join(mount_path, item.get("data_subdir", "")))
+    known = [i.get("name") for i in datasets or []] + [i.get("name") for i in nfs_volumes or []]
+    raise DatasetError("training_data_claim=%s is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
+                       "(known: %s)" % (claim, ", ".join(known) or "none"))
+
+
+def check(params, gpu_nodes):
+    _require(params["launcher"] in ("mpijob", "arena"), "training_launcher=%s is not one of mpijob, arena" % params["launcher"])
+    workers, gpus = params["workers"], params["gpus_per_worker"]
+    _require(isinstance(workers, int) and 1 <= workers <= gpu_nodes,
+             "training_workers=%s must be between 1 and the number of GPU nodes (%d)" % (workers, gpu_nodes))
+    _require(isinstance(gpus, int) and 1 <= gpus <= 16, "training_gpus_per_worker=%s must be between 1 and 16" % gpus)
+    _require(params["name"] and len(params["name"]) <= 50,
+             "training_name=%s must be a name of at most 50 characters (the pods add suffixes)" % params["name"])
+
+
+def _env(params):
+    env = dict(params.get("env") or {})
+    env["DATA_DIR"] = params["data_dir"]
+    return [{"name": str(k), "value": str(v)} for k, v in sorted(env.items())]
+
+
+def mpijob_manifest(params):
+    """The MPIJob: a launcher running the command, ``workers`` workers with their GPUs and the
+    data claim (on the workers only, so a finished launcher holds no volume)."""
+    labels = dict(MANAGED_BY, **{"fluidops.io/data-claim": params["claim"]})
+    container = {"image": params["image"], "workingDir": params["working_dir"], "env": _env(params)}
+    launcher = dict(container, name="launcher", command=["/bin/sh", "-c", params["command"]],
+                    resources={"requests": {"cpu": "1", "memory": "2Gi"}})
+    worker = dict(container, name="worker",
+                  resources={"limits": {"nvidia.com/gpu": str(params["gpus_per_worker"])}},
+                  volumeMounts=[{"name": "data", "mountPath": params["mount_path"]}])
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": params["name"], "namespace": params["namespace"], "labels": labels},
+        "spec": {
+            "slotsPerWorker": params["gpus_per_worker"],
+            "runPolicy": {"cleanPodPolicy": "Running"},
+            "mpiImplementation": "OpenMPI",
+            "mpiReplicaSpecs": {
+                "Launcher": {"replicas": 1, "template": {"metadata": {"labels": labels}, "spec": {"containers": [launcher]}}},
+                "Worker": {"replicas": params["workers"], "template": {"metadata": {"labels": labels}, "spec": {
+                    "containers": [worker],
+                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": params["claim"]}}]}}},
+            },
+        },
+    }
+
+
+def arena_submit_args(params):
+    """``arena submit mpi`` as the seeds run it, for clusters with Arena's operator."""
+    args = [params.get("arena_binary", "arena"), "submit", "mpi", "--name", params["name"], "--namespace", params["namespace"],
+            "--gpus=%d" % params["gpus_per_worker"], "--workers=%d" % params["workers"],
+            "--working-dir=%s" % params["working_dir"], "--data", "%s:%s" % (params["claim"], params["mount_path"])]
+    for item in _env(params):
+        args += ["-e", "%s=%s" % (item["name"], item["value"])]
+    return args + ["--image=%s" % params["image"]] + shlex.split(params["command"])

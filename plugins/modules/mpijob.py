@@ -1,0 +1,258 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: mpijob
+short_description: Run a Kubeflow MPIJob (v2beta1) to the end and read its tf_cnn_benchmarks throughput
+version_added: 1.0.0
+author: fluidops contributors
+description:
+  - Creates the MPIJob in I(definition) (C(kubeflow.org/v2beta1), mpi-operator), idempotent by name - a job of
+    that name created from the same definition is left alone and read; one from another definition fails the
+    task rather than being replaced under a running training.
+  - Waits (bounded by I(wait_timeout)) until the job's C(Succeeded) or C(Failed) condition is true, following a
+    watch, then reads the launcher's log and returns the state, the duration and the throughput -
+    images/sec at I(log_step) and at the last step, C(total images/sec), Accuracy @ 1/5.
+  - A Failed job fails the task with its conditions and the launcher's last log lines.
+  - The action plugin of the same name prints the job's state and the last step read every I(progress_interval) seconds.
+  - With I(state=absent) deletes the job (its pods go with it).
+  - In check mode nothing is created and nothing waits.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+options:
+  definition:
+    description: The MPIJob manifest (apiVersion, kind, metadata.name and namespace, spec).
+    type: dict
+    required: true
+  state:
+    description: C(present) runs the job; C(absent) deletes it.
+    type: str
+    choices: [present, absent]
+    default: present
+  wait:
+    description: Wait until the job Succeeded or Failed.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait before failing with the job's state.
+    type: int
+    default: 14400
+  fail_on_timeout:
+    description: When false, a wait that runs out returns the current state with I(timed_out=true).
+    type: bool
+    default: true
+  log_step:
+    description: The step whose images/sec is reported as C(images_per_sec_at_step) (the seeds report step 1000).
+    type: int
+    default: 1000
+  progress_interval:
+    description: Seconds between the progress lines the action plugin prints while waiting.
+    type: int
+    default: 30
+requirements:
+  - python >= 3.9
+  - kubernetes >= 24.2.0
+notes:
+  - Arena, mpi-operator v2beta1 and the training operator's v1 MPIJob share the CRD name C(mpijobs.kubeflow.org);
+    this module drives the v2beta1 one. Clusters running Arena's operator use the training role's C(arena) launcher.
+"""
+
+EXAMPLES = r"""
+- name: Train ResNet-50 on 4 x 8 GPUs and read its throughput
+  fluidops.accel.mpijob:
+    definition: "{{ lookup('ansible.builtin.template', 'mpijob.yml.j2') | from_yaml }}"
+    wait_timeout: 14400
+    log_step: 1000
+  register: training
+
+- name: Remove the job and its pods
+  fluidops.accel.mpijob:
+    definition: "{{ training.mpijob }}"
+    state: absent
+"""
+
+RETURN = r"""
+state:
+  description: Succeeded, Failed, Running or Created (the last true condition), empty before the operator sets one.
+  returned: always
+  type: str
+duration_seconds:
+  description: From the job's startTime to its completionTime (or to now while it runs).
+  returned: when the job started
+  type: float
+throughput:
+  description: images_per_sec_at_step, step_read, last_step, images_per_sec_at_last_step, total_images_per_sec,
+    accuracy_top1, accuracy_top5, steps_read and simulated (the log says it was simulated).
+  returned: when the launcher's log could be read
+  type: dict
+launcher:
+  description: The launcher pod's name.
+  returned: when it exists
+  type: str
+conditions:
+  description: The job's conditions.
+  returned: always
+  type: list
+timed_out:
+  description: True when the wait ran out (only returned without failing when I(fail_on_timeout=false)).
+  returned: always
+  type: bool
+api_calls:
+  description: API requests the module made.
+  returned: always
+  type: int
+"""
+
+import copy
+import datetime
+import hashlib
+import json
+
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, FluidClient, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+
+API = "kubeflow.org/v2beta1"
+HASH = "fluidops.io/definition-hash"
+FINISHED = ("Succeeded", "Failed")
+
+
+def argspec():
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(
+        definition=dict(type="dict", required=True),
+        state=dict(type="str", choices=["present", "absent"], default="present"),
+        wait=dict(type="bool", default=True),
+        wait_timeout=dict(type="int", default=14400),
+        fail_on_timeout=dict(type="bool", default=True),
+        log_step=dict(type="int", default=1000),
+        progress_interval=dict(type="int", default=30),
+    )
+    return spec
+
+
+def definition_hash(definition):
+    return hashlib.sha256(json.dumps(definition.get("spec"), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def state_of(job):
+    """The job's state from its conditions: a true Succeeded or Failed ends it; else the last true one."""
+    conditions = [c for c in ((job or {}).get("status") or {}).get("conditions") or [] if c.get("status") == "True"]
+    for final in FINISHED:
+        if any(c.get("type") == final for c in conditions):
+            return final
+    return conditions[-1]["type"] if conditions else ""
+
+
+def _time(text):
+    """An RFC 3339 time in UTC, with or without fractional seconds."""
+    return datetime.datetime.strptime(text.split(".")[0].rstrip("Z"), "%Y-%m-%dT%H:%M:%S") if text else None
+
+
+def duration(job):
+    status = (job or {}).get("status") or {}
+    start = _time(status.get("startTime"))
+    if not start:
+        return None
+    end = _time(status.get("completionTime")) or datetime.datetime.utcnow()
+    return round((end - start).total_seconds(), 1)
+
+
+def launcher_log(client, name, namespace):
+    """(launcher pod name, its log) or (None, None) before the launcher exists."""
+    pods, _ = client.list("Pod", namespace, api_version="v1",
+                          label_selector="training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % name)
+    if not pods:
+        return None, None
+    pod = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "")[-1]
+    if (pod.get("status") or {}).get("phase") == "Pending":
+        return pod["metadata"]["name"], None
+    container = pod["spec"]["containers"][0]["name"]
+    try:
+        return pod["metadata"]["name"], client.pod_log(pod["metadata"]["name"], namespace, container=container)
+    except ApiException as error:
+        if error.status != 400:  # the container has no log yet ("waiting to start", "no logs found")
+            raise
+        return pod["metadata"]["name"], None
+
+
+def execute_module(module, client):
+    params = module.params
+    definition = copy.deepcopy(params["definition"])
+    meta = definition.get("metadata") or {}
+    name, namespace = meta.get("name"), meta.get("namespace") or "default"
+    if definition.get("apiVersion") != API or definition.get("kind") != "MPIJob" or not name:
+        module.fail_json(msg="definition must be a %s MPIJob with metadata.name (got apiVersion=%s, kind=%s, name=%s)" % (
+            API, definition.get("apiVersion"), definition.get("kind"), name))
+    meta.setdefault("annotations", {})[HASH] = definition_hash(definition)
+    meta["namespace"] = namespace
+    definition["metadata"] = meta
+    existing = client.get("MPIJob", name, namespace, api_version=API)
+
+    if params["state"] == "absent":
+        if existing and not module.check_mode:
+            client.delete("MPIJob", name, namespace, api_version=API)
+        module.exit_json(changed=bool(existing), state=state_of(existing), conditions=[], timed_out=False, api_calls=len(client.calls))
+
+    changed = False
+    if existing:
+        have = ((existing.get("metadata") or {}).get("annotations") or {}).get(HASH)
+        if have != meta["annotations"][HASH]:
+            module.fail_json(msg="MPIJob %s/%s exists from another definition (%s): a job is not replaced under a running "
+                                 "training; delete it (state=absent) or give a new name" % (
+                                     namespace, name, "hash %s, not %s" % (have, meta["annotations"][HASH]) if have
+                                     else "not created by this module"), api_calls=len(client.calls))
+        job = existing
+    elif module.check_mode:
+        module.exit_json(changed=True, state="", mpijob=definition, conditions=[], timed_out=False, api_calls=len(client.calls))
+    else:
+        job = client.create("MPIJob", definition, namespace, api_version=API)
+        changed = True
+
+    timed_out = False
+    if params["wait"] and not module.check_mode and state_of(job) not in FINISHED:
+        found, done = wait_for(client, "MPIJob", namespace, [name], lambda obj: state_of(obj) in FINISHED,
+                               params["wait_timeout"], api_version=API)
+        job = found[name] or job
+        timed_out = not done
+
+    launcher, log = launcher_log(client, name, namespace)
+    result = dict(changed=changed, state=state_of(job), duration_seconds=duration(job), launcher=launcher,
+                  conditions=((job.get("status") or {}).get("conditions") or []), timed_out=timed_out, mpijob=definition)
+    if log is not None:
+        result["throughput"] = summary(log, params["log_step"])
+    result["api_calls"] = len(client.calls)
+
+    if result["state"] == "Failed":
+        tail = "\n".join((log or "").splitlines()[-10:])
+        module.fail_json(msg="MPIJob %s/%s Failed: %s; launcher %s's last lines:\n%s" % (
+            namespace, name, "; ".join("%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]
+                                       if c.get("type") == "Failed"), launcher, tail), **result)
+    if timed_out and params["fail_on_timeout"]:
+        module.fail_json(msg="Timed out after %ss: MPIJob %s/%s is %s" % (params["wait_timeout"], namespace, name,
+                                                                            result["state"] or "not started"), **result)
+    module.exit_json(**result)
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    if module.params["wait_timeout"] < 1:
+        module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])
+    try:
+        execute_module(module, FluidClient(get_api_client(module)))
+    except CoreException as exc:
+        module.fail_from_exception(exc)
+
+
+if __name__ == "__main__":
+    main()
