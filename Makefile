@@ -62,7 +62,11 @@ molecule: host-image  ## every molecule scenario
 cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
 	$(run) python -m pytest -q tests/cluster
 
-test: lint unit render-test integration molecule cluster-test  ## everything CI runs
+# render-test and integration share no state: they run side by side (output kept per target).
+test: lint unit  ## everything CI runs
+	@$(MAKE) --no-print-directory --output-sync=target -j2 render-test integration
+	@$(MAKE) --no-print-directory molecule
+	@$(MAKE) --no-print-directory cluster-test
 	@echo "make test: all checks passed"
 
 cluster-up: host-image  ## start the local cluster (builds its parts once; later starts take seconds)

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from kubernetes import config
+from playbook import run_playbook
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
@@ -47,3 +48,14 @@ def kubeconfig():
 @pytest.fixture(scope="session")
 def api(kubeconfig):
     return config.new_client_from_config(config_file=kubeconfig)
+
+
+# Extra labels and a taint for the GPU nodes, as a site would set them.
+POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
+        "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
+
+
+@pytest.fixture(scope="session")
+def site_run(kubeconfig):
+    """site.yml run once, whole, against the local cluster: (return code, output)."""
+    return run_playbook("site.yml", extra_vars=dict(POOL, training_progress_interval=2))

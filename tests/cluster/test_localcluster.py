@@ -130,7 +130,7 @@ def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
     worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}],
                        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "sim-imagenet"}}]}}
     create(api, "mpijobs", {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
-                            "spec": {"slotsPerWorker": 8, "mpiReplicaSpecs": {
+                            "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
                                 "Launcher": {"replicas": 1, "template": template},
                                 "Worker": {"replicas": 4, "template": worker}}}}, group=("kubeflow.org", "v2beta1"))
     core = client.CoreV1Api(api)
@@ -159,3 +159,6 @@ def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
     wait_until(lambda: launcher_phase() == "Succeeded", seconds=60)
     conditions = get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1"))["status"]["conditions"]
     assert {c["type"]: c["status"] for c in conditions}["Succeeded"] == "True"
+    # cleanPodPolicy Running: the workers go (their GPUs free), the Completed launcher stays.
+    wait_until(lambda: [p.metadata.name for p in core.list_namespaced_pod(
+        "default", label_selector="training.kubeflow.org/job-name=resnet50").items] == ["resnet50-launcher"])

@@ -1,25 +1,26 @@
-"""The cluster phases of site.yml (node labels, Fluid through Helm) against the local cluster:
-real apiserver and Helm, simulated kubelets."""
+"""site.yml against the local cluster, whole (nodes on the podman hosts, node labels, Fluid
+through Helm, datasets, warm-up, training): real apiserver, Helm and hosts; simulated kubelets,
+Fluid controllers and training."""
 
 import json
 import os
 import subprocess
 
-from conftest import CACHE, wait_until
+from conftest import CACHE, POOL, wait_until
 from kubernetes import client
 from playbook import changed_per_host, run_playbook
 
 PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
-POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
-        "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
+# The cluster phases of site.yml; the node phases' second run is molecule's (tests of the nodes scenario).
+CLUSTER_PHASES = PHASES + ("playbooks/warmup.yml", "playbooks/train.yml")
 
 
 def node(api, name="gpu-node-1"):
     return client.CoreV1Api(api).read_node(name)
 
 
-def test_first_run_labels_the_nodes_and_deploys_fluid(api, kubeconfig):
-    returncode, output = run_playbook(*PHASES, extra_vars=POOL)
+def test_first_run_labels_the_nodes_and_deploys_fluid(api, kubeconfig, site_run):
+    returncode, output = site_run
     assert returncode == 0, output[-3000:]
     labelled = node(api)
     assert labelled.metadata.labels["fluidops.io/pool"] == "training"
@@ -66,8 +67,8 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
     assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
 
 
-def test_second_run_changes_nothing(api):
-    returncode, output = run_playbook(*PHASES, extra_vars=POOL)
+def test_second_run_changes_nothing(api, site_run):
+    returncode, output = run_playbook(*CLUSTER_PHASES, extra_vars=POOL)
     assert returncode == 0, output[-3000:]
     changed = changed_per_host(output)
     assert changed and set(changed.values()) == {0}, changed

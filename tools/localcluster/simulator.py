@@ -113,8 +113,9 @@ class Simulator:
         owner = [{"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "name": meta["name"], "uid": meta["uid"]}]
         pv_name = "%s-%s" % (meta["namespace"], meta["name"])
         access = dataset["spec"].get("accessModes") or ["ReadOnlyMany"]
-        pv = {"metadata": {"name": pv_name, "labels": {"fluid.io/s-%s-%s" % (meta["namespace"], meta["name"]): "true"},
-                           "ownerReferences": owner},
+        # Cluster-scoped: no owner reference to the namespaced Dataset; release_volumes() deletes it.
+        pv = {"metadata": {"name": pv_name, "labels": {"fluid.io/s-%s-%s" % (meta["namespace"], meta["name"]): "true",
+                                                       "fluid.io/dataset-id": "%s-%s" % (meta["namespace"], meta["name"])}},
               "spec": {"capacity": {"storage": "100Pi"}, "accessModes": access, "storageClassName": "fluid",
                        "persistentVolumeReclaimPolicy": "Retain",
                        "claimRef": {"namespace": meta["namespace"], "name": meta["name"]},
@@ -132,6 +133,15 @@ class Simulator:
             except ApiException as error:
                 if error.status != 409:
                     raise
+
+    def release_volumes(self):
+        """As Fluid does when a dataset goes: delete its PV (the PVC goes with the Dataset it is owned by)."""
+        datasets = {(d["metadata"]["namespace"], d["metadata"]["name"]) for d in self.list("datasets")}
+        for volume in self.core.list_persistent_volume(label_selector="fluid.io/dataset-id").items:
+            claim = volume.spec.claim_ref
+            if claim and (claim.namespace, claim.name) not in datasets and not volume.metadata.deletion_timestamp:
+                self.core.delete_persistent_volume(volume.metadata.name)
+                LOG.info("dataset %s/%s gone: PV %s deleted", claim.namespace, claim.name, volume.metadata.name)
 
     # -- dataloads -------------------------------------------------------------------------
     def run_dataloads(self):
@@ -252,6 +262,9 @@ class Simulator:
             "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
             "metadata": {"name": meta["name"] + "-launcher", "namespace": meta["namespace"], "ownerReferences": owner},
             "spec": {"logs": [{"containers": [container], "logsFile": log_file, "follow": False}]}})
+        # Only now may kwok's Stage start the job: a real launcher runs before the job can end.
+        self.custom.patch_namespaced_custom_object("kubeflow.org", "v2beta1", meta["namespace"], "mpijobs", meta["name"],
+                                                   {"metadata": {"annotations": {"fluidops.local/pods": "created"}}})
         LOG.info("mpijob %s: launcher and %d workers created; log %s", meta["name"], workers, log_file)
 
     def cache_fraction(self, job):
@@ -319,6 +332,7 @@ class Simulator:
 
     def step(self):
         self.bind_datasets()
+        self.release_volumes()
         self.run_dataloads()
         self.start_mpijobs()
 
