@@ -62,10 +62,11 @@ molecule: host-image  ## every molecule scenario
 cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
 	$(run) python -m pytest -q tests/cluster
 
-# render-test and integration share no state: they run side by side (output kept per target).
+# render-test, integration and molecule share no state (their containers have names of their
+# own): they run side by side, output kept per target. The local cluster's hosts share molecule's
+# names, so cluster-test comes after.
 test: lint unit  ## everything CI runs
-	@$(MAKE) --no-print-directory --output-sync=target -j2 render-test integration
-	@$(MAKE) --no-print-directory molecule
+	@$(MAKE) --no-print-directory --output-sync=target -j3 render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 	@echo "make test: all checks passed"
 

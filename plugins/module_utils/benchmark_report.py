@@ -62,6 +62,10 @@ def markdown(title, runs, step):
         parts = []
         if base_time and run.get("duration_seconds") is not None:
             parts.append("training time %+.0f%%" % (100.0 * (run["duration_seconds"] - base_time) / base_time))
+        base_estimate = (baseline.get("throughput") or {}).get("estimated_seconds")
+        estimate = (run.get("throughput") or {}).get("estimated_seconds")
+        if base_estimate and estimate:
+            parts.append("training time from the log %+.0f%%" % (100.0 * (estimate - base_estimate) / base_estimate))
         if base_speed and speed:
             parts.append("speed at step %d x%.2f" % (step, speed / base_speed))
         lines.append("- %s: %s" % (run["label"], ", ".join(parts) or "no comparable numbers"))

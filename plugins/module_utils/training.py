@@ -63,11 +63,18 @@ def _env(params):
 
 def mpijob_manifest(params):
     """The MPIJob: a launcher running the command, ``workers`` workers with their GPUs and the
-    data claim (on the workers only, so a finished launcher holds no volume)."""
+    data claim (on the workers only, so a finished launcher holds no volume), both on the GPU
+    nodes (node selector) and tolerating their taints."""
     labels = dict(MANAGED_BY, **{"fluidops.io/data-claim": params["claim"]})
     container = {"image": params["image"], "workingDir": params["working_dir"], "env": _env(params)}
     launcher = dict(container, name="launcher", command=["/bin/sh", "-c", params["command"]],
                     resources={"requests": {"cpu": "1", "memory": "2Gi"}})
+    placement = {}
+    if params.get("node_selector"):
+        placement["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}
+    if params.get("tolerations"):
+        placement["tolerations"] = [dict({"operator": "Equal" if t.get("value") is not None else "Exists"}, **t)
+                                    for t in params["tolerations"]]
     worker = dict(container, name="worker",
                   resources={"limits": {"nvidia.com/gpu": str(params["gpus_per_worker"])}},
                   volumeMounts=[{"name": "data", "mountPath": params["mount_path"]}])
@@ -80,10 +87,11 @@ def mpijob_manifest(params):
             "runPolicy": {"cleanPodPolicy": "Running"},
             "mpiImplementation": "OpenMPI",
             "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "template": {"metadata": {"labels": labels}, "spec": {"containers": [launcher]}}},
-                "Worker": {"replicas": params["workers"], "template": {"metadata": {"labels": labels}, "spec": {
-                    "containers": [worker],
-                    "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": params["claim"]}}]}}},
+                "Launcher": {"replicas": 1, "template": {"metadata": {"labels": labels},
+                                                          "spec": dict(placement, containers=[launcher])}},
+                "Worker": {"replicas": params["workers"], "template": {"metadata": {"labels": labels}, "spec": dict(
+                    placement, containers=[worker],
+                    volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": params["claim"]}}])}},
             },
         },
     }

@@ -58,7 +58,9 @@ PARAMS = {"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namesp
           "datasets": [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/imagenet/", "name": "imagenet"}]},
                        {"name": "fluid-imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet", "name": "nfs-imagenet"}],
                         "data_subdir": "imagenet"}],
-          "nfs_volumes": [{"name": "nfs-imagenet", "data_subdir": "imagenet"}], "claim": "imagenet"}
+          "nfs_volumes": [{"name": "nfs-imagenet", "data_subdir": "imagenet"}], "claim": "imagenet",
+          "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"},
+          "tolerations": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
 
 
 @pytest.mark.parametrize("claim, expected", [("imagenet", "/data/imagenet"), ("fluid-imagenet", "/data/nfs-imagenet/imagenet"),
@@ -72,6 +74,10 @@ def test_the_mpijob_puts_the_claim_and_gpus_on_the_workers_only():
     assert (job["apiVersion"], job["kind"], job["spec"]["slotsPerWorker"]) == ("kubeflow.org/v2beta1", "MPIJob", 8)
     launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]
     worker = job["spec"]["mpiReplicaSpecs"]["Worker"]
+    # Both on the GPU nodes, tolerating the taints node_labels sets there.
+    for spec in (launcher, worker["template"]["spec"]):
+        assert spec["nodeSelector"] == {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}
+        assert spec["tolerations"] == [{"operator": "Equal", "key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]
     assert "volumes" not in launcher and launcher["containers"][0]["command"] == ["/bin/sh", "-c", "./launch-example.sh 4 8"]
     assert worker["replicas"] == 4
     assert worker["template"]["spec"]["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]
