@@ -20,6 +20,8 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+
 try:
     from kubernetes.client.rest import ApiException
     from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
@@ -150,10 +152,21 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
     return {name: current.get(name) for name in names}, finished()
 
 
-def check_wait_options(module, percentage_option):
-    """The bounds Ansible's argument spec cannot express, checked before any API call."""
-    value = module.params[percentage_option]
+def run_module(argument_spec, execute, percentage_option=None, **module_options):
+    """The entry point of the project's Kubernetes modules: kubernetes.core's module class (its
+    dependency checks and auth options), the bounds an argument spec cannot express, then
+    ``execute(module, client)`` with the client's errors turned into failures."""
+    from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True, **module_options)
+    value = module.params[percentage_option] if percentage_option else None
     if value is not None and not 0 <= value <= 100:
         module.fail_json(msg="%s=%s is not between 0 and 100" % (percentage_option, value))
     if module.params["wait_timeout"] < 1:
         module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])
+    try:
+        execute(module, FluidClient(get_api_client(module)))
+    except CoreException as exc:
+        module.fail_from_exception(exc)

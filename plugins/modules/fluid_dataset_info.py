@@ -120,13 +120,9 @@ reasons:
 
 import copy
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import FluidClient, check_wait_options, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import run_module, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
-from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
 
 def argspec():
@@ -242,13 +238,7 @@ def execute_module(module, client):
 
 
 def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
-    check_wait_options(module, "wait_cached_percentage")
-    try:
-        execute_module(module, FluidClient(get_api_client(module)))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
-
+    run_module(argspec(), execute_module, "wait_cached_percentage")
 
 if __name__ == "__main__":
     main()

@@ -114,13 +114,9 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, FluidClient, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, run_module, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
-from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
 API = "kubeflow.org/v2beta1"
 HASH = "fluidops.io/definition-hash"
@@ -245,14 +241,7 @@ def execute_module(module, client):
 
 
 def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
-    if module.params["wait_timeout"] < 1:
-        module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])
-    try:
-        execute_module(module, FluidClient(get_api_client(module)))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
-
+    run_module(argspec(), execute_module)
 
 if __name__ == "__main__":
     main()

@@ -11,6 +11,7 @@ from ansible.module_utils.testing import patch_module_args
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
+from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
 from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
@@ -97,7 +98,8 @@ def fixture(name):
 
 
 def run(module, args, cluster, monkeypatch, check=False):
-    monkeypatch.setattr(module, "get_api_client", lambda *a, **k: cluster)
+    target = module if hasattr(module, "get_api_client") else fluid_client
+    monkeypatch.setattr(target, "get_api_client", lambda *a, **k: cluster)
     if check:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args):
@@ -203,7 +205,7 @@ def test_dataset_info_waits_on_a_watch_until_bound(monkeypatch):
 def test_dataset_info_timeout_says_why(monkeypatch):
     clock = iter(range(0, 1000, 10))
     cluster = FakeCluster([fixture("dataset-notbound-fresh")])
-    monkeypatch.setattr(fluid_dataset_info.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
     outcome = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 25}, cluster, monkeypatch)
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"].startswith("Timed out after 25s waiting for phase Bound: imagenet: phase NotBound; "
@@ -212,7 +214,7 @@ def test_dataset_info_timeout_says_why(monkeypatch):
 
 
 def _client_with_clock(clock):
-    original = fluid_dataset_info.FluidClient.__init__
+    original = fluid_client.FluidClient.__init__
 
     def init(self, k8s_client):
         original(self, k8s_client, clock=clock)
