@@ -1,6 +1,6 @@
 """Warm-up and cache status against the local cluster: the real apiserver with the Fluid CRDs;
 Fluid's controllers are simulated (tools/localcluster/simulator.py raises a dataset's cache over
-about 10 s while a DataLoad executes, and fails a DataLoad whose path is not in the simulated
+about 6 s while a DataLoad executes, and fails a DataLoad whose path is not in the simulated
 ImageNet UFS)."""
 
 import json

@@ -41,7 +41,7 @@ SEED_THROUGHPUT = {
     4: {"nfs": (3136.0, 15024.0), "cold": (8889.6, 20506.3), "warm": (20859.5, 21329.0), "top5": (0.9228, 0.9204, 0.9243)},
 }
 IMAGENET_IMAGES, EPOCHS = 1281167, 90
-LOAD_SECONDS = 10  # a full warm-up takes this long in the simulation
+LOAD_SECONDS = 6  # a full warm-up takes this long in the simulation
 LOG = logging.getLogger("simulator")
 
 
