@@ -30,6 +30,8 @@ except ImportError:  # reported by AnsibleK8SModule's dependency check
 
 FLUID_API = "data.fluid.io/v1alpha1"
 WATCH_SECONDS = 60
+# The options the sliced-wait action plugins drive (doc fragment fluidops.accel.sliced_wait).
+SLICED_WAIT_ARG_SPEC = dict(fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
 
 
 class FluidClient(object):

@@ -25,6 +25,7 @@ description:
   - In check mode nothing is created and nothing waits; the task reports whether it would create the DataLoad.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - fluidops.accel.sliced_wait
 options:
   name:
     description: Name of the DataLoad.
@@ -77,17 +78,9 @@ options:
     description: Seconds to wait before failing with the DataLoad's state.
     type: int
     default: 1800
-  fail_on_timeout:
-    description: When false, a wait that runs out returns the current state with I(timed_out=true) instead of failing.
-    type: bool
-    default: true
   cached_percentage:
     description: After Complete, the cached percentage (0-100) the dataset must have, or the task fails.
     type: float
-  progress_interval:
-    description: Seconds between the progress lines the action plugin prints while waiting.
-    type: int
-    default: 30
 requirements:
   - python >= 3.9
   - kubernetes >= 24.2.0
@@ -165,7 +158,7 @@ api_calls:
 
 import copy
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import FLUID_API, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import FLUID_API, SLICED_WAIT_ARG_SPEC, run_module, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -174,6 +167,7 @@ FINISHED = ("Complete", "Failed")
 
 def argspec():
     spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(SLICED_WAIT_ARG_SPEC)
     spec.update(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
@@ -186,9 +180,7 @@ def argspec():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=1800),
-        fail_on_timeout=dict(type="bool", default=True),
         cached_percentage=dict(type="float"),
-        progress_interval=dict(type="int", default=30),
     )
     return spec
 

@@ -25,6 +25,7 @@ description:
   - In check mode nothing is created and nothing waits.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - fluidops.accel.sliced_wait
 options:
   definition:
     description: The MPIJob manifest (apiVersion, kind, metadata.name and namespace, spec).
@@ -43,18 +44,10 @@ options:
     description: Seconds to wait before failing with the job's state.
     type: int
     default: 14400
-  fail_on_timeout:
-    description: When false, a wait that runs out returns the current state with I(timed_out=true).
-    type: bool
-    default: true
   log_step:
     description: The step whose images/sec is reported as C(images_per_sec_at_step) (the seeds report step 1000).
     type: int
     default: 1000
-  progress_interval:
-    description: Seconds between the progress lines the action plugin prints while waiting.
-    type: int
-    default: 30
 requirements:
   - python >= 3.9
   - kubernetes >= 24.2.0
@@ -114,7 +107,7 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -125,14 +118,13 @@ FINISHED = ("Succeeded", "Failed")
 
 def argspec():
     spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(SLICED_WAIT_ARG_SPEC)
     spec.update(
         definition=dict(type="dict", required=True),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=14400),
-        fail_on_timeout=dict(type="bool", default=True),
         log_step=dict(type="int", default=1000),
-        progress_interval=dict(type="int", default=30),
     )
     return spec
 
