@@ -51,6 +51,8 @@ def markdown(title, runs, step):
     if simulated(runs):
         lines += ["SIMULATED: these runs come from the fluidops local cluster (simulated kubelets and training; no GPU ran).",
                   "Throughput follows the seeds' tables; training times are the simulated jobs' wall-clock times.", ""]
+    lines += ["Speeds are job-wide: the sum of the ranks' images/sec at that step (tf_cnn_benchmarks prints each rank's own "
+              "rate under Horovod), as in the seeds' tables.", ""]
     lines += ["| | %s |" % " | ".join(run["label"] for run in runs), "|---|" + "---|" * len(runs)]
     lines += ["| %s |" % " | ".join(row) for row in rows(runs, step)]
     baseline = runs[0]

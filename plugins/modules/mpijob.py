@@ -80,8 +80,13 @@ duration_seconds:
   returned: when the job started
   type: float
 throughput:
-  description: images_per_sec_at_step, step_read, last_step, images_per_sec_at_last_step, total_images_per_sec,
-    accuracy_top1, accuracy_top5, steps_read and simulated (the log says it was simulated).
+  description:
+    - The job's throughput read from the launcher's log, job-wide - images_per_sec_at_step and images_per_sec_at_last_step
+      are the sums of the ranks' rates at that step (tf_cnn_benchmarks prints each rank's own rate under Horovod),
+      with step_read, last_step, ranks (the job's ranks), ranks_read_at_step and ranks_read_at_last_step (fewer when
+      lines were cut off; the figure is then the mean of the ranks read times ranks), tagged (mpirun --tag-output).
+    - total_images_per_sec (the median of the ranks' job-wide totals), accuracy_top1, accuracy_top5, steps_read,
+      estimated_seconds and simulated (the log says it was simulated).
   returned: when the launcher's log could be read
   type: dict
 launcher:

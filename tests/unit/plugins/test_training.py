@@ -23,32 +23,58 @@ def log(name):
         return handle.read()
 
 
-def test_tagged_ranks_are_counted_once_with_rank_zeros_value():
-    result = tf_cnn_benchmarks_log(log("tagged-4x8-cold.log"), 1000)
-    assert result["images_per_sec_at_step"] == 8889.6 and result["step_read"] == 1000
-    assert result["last_step"] == 14070 and result["images_per_sec_at_last_step"] == 20506.3
-    assert result["total_images_per_sec"] == 20498.72
-    assert (result["accuracy_top1"], result["accuracy_top5"]) == (0.753, 0.9204)
-    assert result["steps_read"] == 4 and not result["simulated"]
-    assert result["estimated_seconds"] == round(14070 * 8192 / 20498.72, 1)
-    assert [step["ranks"] for step in parse(log("tagged-4x8-cold.log"))["steps"]] == [2, 2, 2, 2]
+def test_tagged_ranks_are_summed_each_once_and_split_lines_joined():
+    # 2 x 4 ranks with --tag-output, each printing its own rate; rank 3's step-200 line is split
+    # by rank 5's chunk and finished later (OpenMPI tags both fragments).
+    text = log("tagged-2x4-interleaved.log")
+    result = tf_cnn_benchmarks_log(text, 100)
+    assert result["ranks"] == 8 and result["tagged"] is True
+    assert result["images_per_sec_at_step"] == round(640.1 + 652.3 + 650.0 + 649.5 + 651.2 + 647.8 + 653.0 + 648.9, 1)
+    assert result["ranks_read_at_step"] == 8
+    steps = {s["step"]: s for s in parse(text)["steps"]}
+    assert steps[200]["ranks_read"] == 8
+    assert steps[200]["images_per_sec"] == round(655.0 + 660.2 + 658.8 + 657.1 + 659.9 + 656.4 + 661.7 + 657.5, 1)
+    assert result["last_step"] == 300
+    assert result["images_per_sec_at_last_step"] == round(661.3 + 664.0 + 662.2 + 663.8 + 665.1 + 660.9 + 666.6 + 662.4, 1)
+    # Every rank prints a job-wide total (its own rate x hvd.size()): the median, never the sum.
+    assert result["total_images_per_sec"] == round((5283.90 + 5285.77) / 2, 2)
+    assert result["estimated_seconds"] == round(300 * 2048 / result["total_images_per_sec"], 1)
 
 
-def test_untagged_output_keeps_the_first_value_of_each_step():
-    result = tf_cnn_benchmarks_log(log("untagged-1x8-nfs.log"), 1000)
-    assert result["images_per_sec_at_step"] == 2400.8 and result["images_per_sec_at_last_step"] == 8696.8
-    assert result["accuracy_top5"] == 0.9282 and result["last_step"] == 56300
+def test_a_rank_rate_is_not_the_jobs():
+    # The bug this reader had: rank 0's 640.1 reported as the job's rate.
+    result = tf_cnn_benchmarks_log(log("tagged-2x4-interleaved.log"), 100)
+    assert result["images_per_sec_at_step"] > 8 * 600
 
 
-def test_interleaved_and_cut_off_lines_are_not_read():
-    steps = parse(log("truncated-timestamped.log"))["steps"]
-    # The rank-1 line cut by rank 0's is dropped; the last line has no newline: the log ends mid-write.
-    assert [(s["step"], s["images_per_sec"]) for s in steps] == [(1000, 20859.5)]
+def test_untagged_lines_count_one_rank_each_and_the_arena_path_keeps_the_last_line():
+    # No --tag-output, read through Ansible's command (no final newline): the accuracy line is
+    # the last and still read; the step-1000 line cut by another process's output is not.
+    text = log("untagged-1x8-arena.log")
+    assert not text.endswith("\n")
+    result = tf_cnn_benchmarks_log(text, 1000)
+    assert result["ranks"] == 8 and result["tagged"] is False
+    assert result["ranks_read_at_step"] == 6
+    read = [300.0, 301.2, 299.9, 300.8, 301.5, 300.1]
+    assert result["images_per_sec_at_step"] == round(sum(read) / 6 * 8, 1)
+    assert result["images_per_sec_at_last_step"] == round(1086.2 + 1087.0 + 1085.9 + 1086.8 + 1087.5 + 1086.0 + 1086.4 + 1086.1, 1)
+    assert (result["accuracy_top1"], result["accuracy_top5"]) == (0.7602, 0.9282)
+    assert result["total_images_per_sec"] == 8691.19
+    # The same log with its newline back reads the same (the MPIJob path).
+    assert tf_cnn_benchmarks_log(text + "\n", 1000) == result
+
+
+def test_a_cut_off_last_line_is_not_read_with_or_without_a_newline():
+    text = log("cut-off-timestamped.log")
+    assert text.endswith("\n")
+    for variant in (text, text.rstrip("\n")):
+        steps = parse(variant)["steps"]
+        assert [(s["step"], s["images_per_sec"], s["ranks_read"]) for s in steps] == [(1000, 1303.9, 2), (1100, 1304.3, 2)]
 
 
 def test_a_step_between_printed_steps_reads_the_one_before():
-    result = tf_cnn_benchmarks_log(log("tagged-4x8-cold.log"), 5000)
-    assert result["step_read"] == 1000 and result["images_per_sec_at_step"] == 8889.6
+    result = tf_cnn_benchmarks_log(log("tagged-2x4-interleaved.log"), 250)
+    assert result["step_read"] == 200
     assert tf_cnn_benchmarks_log("", 1000)["images_per_sec_at_step"] is None
 
 
@@ -126,6 +152,7 @@ def test_the_report_has_the_seeds_rows():
     assert "| Accuracy @ 5 | 0.9228 | 0.9204 | 0.9243 |" in text
     assert "- fluid (warm): training time -32%, speed at step 1000 x6.65" in text
     assert "SIMULATED" not in text
+    assert "Speeds are job-wide: the sum of the ranks' images/sec at that step" in text
     assert json.loads(document("t", RUNS, 1000))["runs"][2]["training_time"] == "1h32m22s"
     assert chart("t", RUNS, 1000)[:8] == b"\x89PNG\r\n\x1a\n"
     assert hms(None) == "-"
