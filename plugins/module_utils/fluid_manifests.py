@@ -114,11 +114,20 @@ def merge_profile(runtime, profiles, profile_variable):
     return properties, jvm, fuse_env, fuse_args
 
 
+def tolerations_of(taints, where):
+    """Kubernetes tolerations for node taints ``{key, value, effect}`` (as node_labels_taints
+    lists them): Equal when a value is given, else Exists."""
+    _require(isinstance(taints, list) and all(isinstance(t, dict) and t.get("key") for t in taints),
+             "%s=%s must be a list of {key, value, effect}" % (where, taints))
+    return [dict({"operator": "Equal" if t.get("value") is not None else "Exists"}, **t) for t in taints]
+
+
 def build_dataset(item, index, context):
     """Return ``{"manifests": [...], "warnings": [...]}`` for ``datasets_list[index]``.
 
-    ``context`` holds ``profiles``, ``gpu_node_count``, ``accelerator_key``, ``accelerator``
-    and ``namespace`` (the default namespace).
+    ``context`` holds ``profiles``, ``gpu_node_count``, ``accelerator_key``, ``accelerator``,
+    ``namespace`` (the default namespace) and ``tolerations`` (the GPU nodes' taints, which
+    Fluid gives the runtime's master, worker and fuse pods through the Dataset).
     """
     where = "datasets_list[%d]" % index
     warnings = []
@@ -135,6 +144,9 @@ def build_dataset(item, index, context):
         spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
             {"key": key, "operator": "In", "values": [str(v) for v in (values if isinstance(values, list) else [values])]}
             for key, values in sorted(affinity.items())]}]}}
+    tolerations = item.get("tolerations", context.get("tolerations") or [])
+    if tolerations:
+        spec["tolerations"] = tolerations_of(tolerations, where + ".tolerations")
     if "placement" in item:
         _require(item["placement"] in PLACEMENTS, "%s.placement=%s is not one of %s" % (where, item["placement"], ", ".join(PLACEMENTS)))
         spec["placement"] = item["placement"]
@@ -158,7 +170,9 @@ def _runtime(runtime, where, meta, context, warnings):
              % (where, replicas, context["gpu_node_count"]))
     tiers = runtime.get("tiers") or []
     _require(tiers, "%s.tiers is empty: give at least one tier (medium, path, quota)" % where)
-    levels = [build_tier(t, "%s.tiers[%d]" % (where, i)) for i, t in enumerate(tiers)]
+    # Fluid's controller writes its default volumeType (hostPath) into each level; a level
+    # without it would be put back on every run (a CRD list is replaced whole), so say it here.
+    levels = [dict({"volumeType": "hostPath"}, **build_tier(t, "%s.tiers[%d]" % (where, i))) for i, t in enumerate(tiers)]
     properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".profile")
     spec = {"replicas": replicas}
     if kind == "alluxio":

@@ -20,6 +20,9 @@ cnn_tf_v1.14_compatible; master prints the same):
 - ``Batch size:  %s global`` is ``--batch_size * hvd.size()``; ``Devices:`` lists one
   ``horovod/gpu:<i>`` per rank.
 - ``Accuracy @ 1 = %.4f Accuracy @ 5 = %.4f [%d examples]`` after evaluation (each rank's own).
+- The header's ``Mode:`` line says what follows. A separate ``--eval`` run prints ``Mode:
+  evaluation``, ``'%i\t%.1f examples/sec'`` lines and a per-process ``total images/sec``: only
+  what a rank prints in training mode counts as training throughput.
 
 mpirun (OpenMPI 4, orte/mca/iof/base/iof_base_output.c): with ``--tag-output`` every line a rank
 writes starts with ``[<job>,<rank>]<stdout>:`` (OpenMPI 5 adds a space). Output reaches mpirun
@@ -49,6 +52,7 @@ _STEP = re.compile(r"^(?P<step>\d+)\timages/sec: (?P<ips>\d+\.\d) \+/- \d+\.\d \
 _TOTAL = re.compile(r"^total images/sec: (?P<ips>\d+\.\d\d)$")
 _BATCH = re.compile(r"^Batch size:\s+(?P<batch>\d+) global$")
 _DEVICES = re.compile(r"^Devices:\s+\[(?P<devices>'[^\]]*')\]$")
+_MODE = re.compile(r"^Mode:\s+(?P<mode>.+)$")
 _ACCURACY = re.compile(r"^Accuracy @ 1 = (?P<top1>\d\.\d{4}) Accuracy @ 5 = (?P<top5>\d\.\d{4}) \[(?P<examples>\d+) examples\]$")
 
 
@@ -88,11 +92,16 @@ def parse(text):
     "simulated"}``: the job's images/sec at each printed step."""
     by_step = {}  # step -> {rank key: images/sec}
     totals, accuracy, batches, devices, untagged_index = [], None, [], 0, 0
-    tagged = False
+    tagged, modes = False, {}  # rank (None without tags) -> the mode its last header gave
     for rank, line in _lines(text or ""):
         # Whole-shape matching makes the newline irrelevant: a cut line never has the shape.
         tagged = tagged or rank is not None
-        match = _STEP.match(line)
+        match = _MODE.match(line)
+        if match:
+            modes[rank] = match.group("mode")
+            continue
+        training = "training" in modes.get(rank, "training")
+        match = _STEP.match(line) if training else None
         if match:
             step = int(match.group("step"))
             if rank is None:  # no tags: each line is another rank's
@@ -104,10 +113,11 @@ def parse(text):
             continue
         match = _TOTAL.match(line)
         if match:
-            totals.append(float(match.group("ips")))
+            if training:
+                totals.append(float(match.group("ips")))
             continue
         match = _BATCH.match(line)
-        if match:
+        if match and training:
             batches.append(int(match.group("batch")))
             continue
         match = _DEVICES.match(line)

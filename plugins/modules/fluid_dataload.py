@@ -19,7 +19,7 @@ description:
   - Waits (bounded by I(wait_timeout)) until the DataLoad is C(Complete), following a watch, then reads the
     dataset and checks its cached percentage against I(cached_percentage).
   - Returns the phase, the duration, the bytes loaded and the bytes loaded per second.
-  - A C(Failed) DataLoad fails the task with the DataLoad's own conditions.
+  - A C(Failed) DataLoad fails the task with the DataLoad's own conditions and the last lines of its loader pod's log.
   - The action plugin of the same name prints the DataLoad phase and the dataset's cached percentage every
     I(progress_interval) seconds while it waits.
   - In check mode nothing is created and nothing waits; the task reports whether it would create the DataLoad.
@@ -46,7 +46,7 @@ options:
     default: []
     suboptions:
       path:
-        description: Path inside the dataset, such as C(/train).
+        description: Path in the dataset's Alluxio namespace, where Fluid mounts each mount under C(/<mount name>), such as C(/imagenet/train).
         type: str
         required: true
       replicas:
@@ -57,6 +57,13 @@ options:
     description: Sync the dataset's metadata from the under-filesystem before loading.
     type: bool
     default: false
+  tolerations:
+    description:
+      - Node taints (C(key), C(value), C(effect)) the loader pod tolerates, as the GPU nodes' taints are listed in
+        C(node_labels_taints); C(Equal) when a value is given, else C(Exists).
+    type: list
+    elements: dict
+    default: []
   policy:
     description: C(Once) loads once; C(Cron) loads on I(schedule); C(OnEvent) on Fluid's events.
     type: str
@@ -92,8 +99,8 @@ EXAMPLES = r"""
     name: imagenet-warmup
     dataset: imagenet
     targets:
-      - {path: /train, replicas: 1}
-      - {path: /validation, replicas: 1}
+      - {path: /imagenet/train, replicas: 1}
+      - {path: /imagenet/validation, replicas: 1}
     load_metadata: true
     cached_percentage: 95
     wait_timeout: 3600
@@ -158,7 +165,9 @@ api_calls:
 
 import copy
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import FLUID_API, SLICED_WAIT_ARG_SPEC, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
+    FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for)
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -175,6 +184,7 @@ def argspec():
         targets=dict(type="list", elements="dict", default=[], options=dict(
             path=dict(type="str", required=True), replicas=dict(type="int", default=1))),
         load_metadata=dict(type="bool", default=False),
+        tolerations=dict(type="list", elements="dict", default=[]),
         policy=dict(type="str", choices=["Once", "Cron", "OnEvent"], default="Once"),
         schedule=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
@@ -192,6 +202,8 @@ def desired_spec(params):
         spec["target"] = [{"path": t["path"], "replicas": t["replicas"]} for t in params["targets"]]
     if params["schedule"]:
         spec["schedule"] = params["schedule"]
+    if params["tolerations"]:
+        spec["tolerations"] = tolerations_of(params["tolerations"], "tolerations")
     return spec
 
 
@@ -216,6 +228,21 @@ def spec_differences(existing, wanted):
 
 def phase_of(dataload):
     return ((dataload or {}).get("status") or {}).get("phase") or ""
+
+
+def loader_log_tail(client, name, namespace, lines=5):
+    """``; loader pod P's last lines: ...`` from the newest pod of the DataLoad's loader Job (Fluid's
+    fluid-dataloader chart labels them release=<name>-loader, role=dataload-pod), or ""."""
+    try:
+        pods, _ = client.list("Pod", namespace, api_version="v1", label_selector="release=%s-loader,role=dataload-pod" % name)
+        if not pods:
+            return ""
+        pod = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "")[-1]
+        text = client.pod_log(pod["metadata"]["name"], namespace, tail_lines=lines) or ""
+    except ApiException:
+        return ""  # the log is a hint; the conditions above are the answer
+    text = " | ".join(line.strip() for line in text.splitlines() if line.strip())
+    return "; loader pod %s's last lines: %s" % (pod["metadata"]["name"], text) if text else ""
 
 
 def execute_module(module, client):
@@ -272,8 +299,9 @@ def execute_module(module, client):
                   dataload=dataload, api_calls=len(client.calls))
 
     if phase_of(dataload) == "Failed":
-        module.fail_json(msg="DataLoad %s/%s Failed: %s" % (namespace, name, "; ".join(
-            "%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]) or "no conditions given"), **result)
+        module.fail_json(msg="DataLoad %s/%s Failed: %s%s" % (namespace, name, "; ".join(
+            "%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]) or "no conditions given",
+            loader_log_tail(client, name, namespace)), **result)
     if timed_out:
         if params["fail_on_timeout"]:
             events = client.events("DataLoad", name, namespace)

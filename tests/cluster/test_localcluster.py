@@ -1,5 +1,6 @@
-"""The local cluster: real etcd, kube-apiserver, controller-manager, scheduler and Helm;
-kwok-simulated V100 nodes (simulated kubelets) and simulated Fluid/mpi-operator controllers."""
+"""The local cluster: real etcd, kube-apiserver, controller-manager, scheduler and Helm, Fluid's
+real dataset/DataLoad and AlluxioRuntime controllers and mpi-operator; kwok-simulated V100 nodes
+(simulated kubelets) and simulated programs in the pods (Alluxio master's CLI, DataLoad, training)."""
 
 import os
 import subprocess
@@ -9,6 +10,7 @@ import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse
 from conftest import CACHE, NODES, cluster, pinned, wait_until
 
 
@@ -85,80 +87,80 @@ def dataset(name):
             "spec": {"mounts": [{"mountPoint": "oss://imagenet/data/", "name": name}]}}
 
 
-def test_simulated_dataset_binds_only_once_its_runtime_is_ready(api):
+def test_real_fluid_controllers_bind_a_dataset_once_its_alluxio_runtime_is_ready(api):
     create(api, "datasets", dataset("sim-imagenet"))
     create(api, "datasets", dataset("no-runtime"))
     create(api, "alluxioruntimes", {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "sim-imagenet"},
         "spec": {"replicas": 4, "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "100Gi"}]}}})
+    # Fluid's runtime controller requeues every 20 s while the master and then the workers start.
     status = wait_until(lambda: get(api, "datasets", "sim-imagenet").get("status", {}).get("phase") == "Bound"
-                        and get(api, "datasets", "sim-imagenet")["status"])
-    assert status["cacheStates"]["cacheCapacity"] == "400.00GiB"  # 4 workers x 100Gi
-    assert status["cacheStates"]["cachedPercentage"] == "0.0%"
-    assert get(api, "alluxioruntimes", "sim-imagenet")["status"]["workerNumberReady"] == 4
-    assert get(api, "datasets", "no-runtime")["status"]["phase"] == "NotBound"
+                        and get(api, "datasets", "sim-imagenet")["status"], seconds=240)
+    assert status["cacheStates"]["cacheCapacity"] == "400.00GiB"  # 4 workers x 100Gi, from `alluxio fsadmin report`
+    assert [c["reason"] for c in status["conditions"] if c["type"] == "Ready"] == ["DatasetReady"]
+    runtime = get(api, "alluxioruntimes", "sim-imagenet")["status"]
+    assert (runtime["masterPhase"], runtime["workerNumberReady"]) == ("Ready", 4)
+    # The real objects behind it: the Helm release's StatefulSets, the PV/PVC the controller makes.
+    apps = client.AppsV1Api(api)
+    assert apps.read_namespaced_stateful_set("sim-imagenet-worker", "default").status.ready_replicas == 4
     claim = client.CoreV1Api(api).read_namespaced_persistent_volume_claim("sim-imagenet", "default")
     assert claim.spec.volume_name == "default-sim-imagenet"
+    # ufsTotal from `alluxio fs count /` in the metadata sync: the simulated ImageNet.
+    wait_until(lambda: get(api, "datasets", "sim-imagenet")["status"].get("ufsTotal") == "143.67GiB", seconds=120)
+    assert get(api, "datasets", "no-runtime")["status"]["phase"] == "NotBound"
 
 
-def test_simulated_dataload_raises_the_cached_percentage_to_complete(api):
+def test_real_dataload_controller_runs_the_loader_job_while_the_cache_fills(api):
     create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "warmup"},
                               "spec": {"dataset": {"name": "sim-imagenet", "namespace": "default"}, "target": [{"path": "/"}]}})
     seen = set()
 
     def complete():
-        seen.add(get(api, "datasets", "sim-imagenet")["status"]["cacheStates"]["cachedPercentage"])
+        seen.add(get(api, "datasets", "sim-imagenet")["status"]["cacheStates"].get("cachedPercentage"))
         return get(api, "dataloads", "warmup").get("status", {}).get("phase") == "Complete"
 
-    wait_until(complete, seconds=60, every=0.3)
+    # The loader Job runs about 12 s; the DataLoad controller looks at it every 20 s.
+    wait_until(complete, seconds=180, every=0.5)
     assert get(api, "datasets", "sim-imagenet")["status"]["cacheStates"]["cachedPercentage"] == "100.0%"
-    rising = sorted(float(value.rstrip("%")) for value in seen)
-    assert len([value for value in rising if 0.0 < value < 100.0]) >= 3, rising
+    status = get(api, "dataloads", "warmup")["status"]
+    assert [(c["type"], c["status"]) for c in status["conditions"]] == [("Complete", "True")]
+    job = client.BatchV1Api(api).read_namespaced_job("warmup-loader-job", "default")
+    assert job.status.succeeded == 1
+    rising = sorted(float(value.rstrip("%")) for value in seen if value and value.endswith("%") and value != "NaN%")
+    assert len([value for value in rising if 0.0 < value < 100.0]) >= 2, rising
 
 
-def test_simulated_dataload_of_a_missing_path_fails_with_conditions(api):
-    create(api, "dataloads", {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "missing"},
-                              "spec": {"dataset": {"name": "sim-imagenet", "namespace": "default"}, "target": [{"path": "/no/such/dir"}]}})
-    status = wait_until(lambda: get(api, "dataloads", "missing").get("status", {}).get("phase") == "Failed"
-                        and get(api, "dataloads", "missing")["status"])
-    assert status["conditions"][0]["type"] == "Failed"
-    assert "/no/such/dir does not exist" in status["conditions"][0]["message"]
-
-
-def test_simulated_mpijob_runs_pods_and_serves_tf_cnn_benchmarks_logs(api):
-    template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
-    worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}],
-                       "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "sim-imagenet"}}]}}
+def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_logs(api):
+    # The datasets of the tests above go (Exclusive placement: their workers hold the nodes).
+    for name in ("sim-imagenet", "no-runtime"):
+        client.CustomObjectsApi(api).delete_namespaced_custom_object(*FLUID, "default", "datasets", name)
+    command = ["mpirun", "--allow-run-as-root", "--tag-output", "-np", "32", "python", "tf_cnn_benchmarks.py"]
+    template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark", "command": command}]}}
+    worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
     create(api, "mpijobs", {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
                             "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
                                 "Launcher": {"replicas": 1, "template": template},
                                 "Worker": {"replicas": 4, "template": worker}}}}, group=("kubeflow.org", "v2beta1"))
     core = client.CoreV1Api(api)
+    pods = lambda: core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items  # noqa: E731
 
-    def launcher_phase():
-        try:
-            return core.read_namespaced_pod("resnet50-launcher", "default").status.phase
-        except ApiException as error:
-            if error.status == 404:
-                return None
-            raise
+    def succeeded():
+        conditions = (get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1")).get("status") or {}).get("conditions", [])
+        return {c["type"]: c["status"] for c in conditions}.get("Succeeded") == "True"
 
-    wait_until(lambda: launcher_phase() == "Running")
-
-    def job_pods():
-        # The simulator creates the launcher first, then the workers one by one.
-        items = core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
-        return items if len(items) == 5 else None
-
-    pods = wait_until(job_pods)
-    assert sorted(p.metadata.labels["training.kubeflow.org/job-role"] for p in pods) == ["launcher"] + ["worker"] * 4
-    log = core.read_namespaced_pod_log("resnet50-launcher", "default", container="mpi")
-    assert "[1,0]<stdout>:1000\timages/sec: " in log
-    assert "total images/sec: " in log and "Accuracy @ 5 = " in log
-    assert "SIMULATED" in log
-    wait_until(lambda: launcher_phase() == "Succeeded", seconds=60)
+    wait_until(succeeded, seconds=120)
     conditions = get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1"))["status"]["conditions"]
-    assert {c["type"]: c["status"] for c in conditions}["Succeeded"] == "True"
-    # cleanPodPolicy Running: the workers go (their GPUs free), the Completed launcher stays.
-    wait_until(lambda: [p.metadata.name for p in core.list_namespaced_pod(
-        "default", label_selector="training.kubeflow.org/job-name=resnet50").items] == ["resnet50-launcher"])
+    assert [c["reason"] for c in conditions if c["type"] in ("Created", "Succeeded")] == ["MPIJobCreated", "MPIJobSucceeded"]
+    # The launcher is a pod of the Job mpi-operator made; cleanPodPolicy Running takes the workers.
+    assert client.BatchV1Api(api).read_namespaced_job("resnet50-launcher", "default").status.succeeded == 1
+    remaining = wait_until(lambda: [p for p in pods() if p.metadata.labels["training.kubeflow.org/job-role"] == "launcher"]
+                           if len(pods()) == 1 else None, seconds=60)
+    launcher = remaining[0]
+    assert launcher.status.phase == "Succeeded" and launcher.metadata.name.startswith("resnet50-launcher-")
+    log = core.read_namespaced_pod_log(launcher.metadata.name, "default", container="mpi")
+    # mpirun --tag-output: 32 ranks, each with its own step lines (some split across chunks).
+    parsed = parse(log)
+    assert parsed["tagged"] and parsed["ranks"] == 32
+    assert {step["ranks_read"] for step in parsed["steps"]} == {32}
+    assert "[1,31]<stdout>:total images/sec: " in log and "Accuracy @ 5 = " in log
+    assert "SIMULATED" in log

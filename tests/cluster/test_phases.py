@@ -1,6 +1,6 @@
 """site.yml against the local cluster, whole (nodes on the podman hosts, node labels, Fluid
-through Helm, datasets, warm-up, training): real apiserver, Helm and hosts; simulated kubelets,
-Fluid controllers and training."""
+through Helm, datasets, warm-up, training): real apiserver, Helm, hosts, Fluid controllers and
+mpi-operator; simulated kubelets and what runs in the pods (Alluxio master CLI, loader, training)."""
 
 import json
 import os

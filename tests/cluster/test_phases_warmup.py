@@ -1,7 +1,7 @@
-"""Warm-up and cache status against the local cluster: the real apiserver with the Fluid CRDs;
-Fluid's controllers are simulated (tools/localcluster/simulator.py raises a dataset's cache over
-about 6 s while a DataLoad executes, and fails a DataLoad whose path is not in the simulated
-ImageNet UFS)."""
+"""Warm-up and cache status against the local cluster: Fluid's real dataset, DataLoad and
+AlluxioRuntime controllers; the programs in their pods are simulated (tools/localcluster/
+simulator.py: the loader fills the simulated Alluxio cache over about 12 s, or exits 1 for a
+path not in the simulated ImageNet, as Fluid's loader script does)."""
 
 import json
 import re
@@ -29,7 +29,9 @@ def test_site_warms_the_cache_to_the_threshold_and_shows_it_rising(api, site_run
     assert returncode == 0, output[-3000:]
     # Progress lines while the DataLoad runs, each with the dataset's cached percentage.
     seen = [float(p) for p in re.findall(r"DataLoad imagenet-warmup Executing, dataset imagenet ([0-9.]+)% cached", output)]
-    assert len(seen) >= 2 and seen == sorted(seen) and 0 <= seen[0] and seen[-1] < 100, output
+    # Rising while the loader runs; the DataLoad controller looks at the loader Job every 20 s, so
+    # the last lines may already show the full cache.
+    assert seen == sorted(seen) and len({p for p in seen if 0 < p < 100}) >= 2, output
     assert "imagenet: DataLoad Complete" in folded(output)
     assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) >= 95
 
@@ -45,10 +47,11 @@ def test_site_trains_to_a_succeeded_mpijob_and_reads_its_simulated_log(api, site
     env = {e["name"]: e["value"] for e in worker["template"]["spec"]["containers"][0]["env"]}
     assert env == {"DATA_DIR": "/data/imagenet", "num_batch": "1000", "datasets_num_private_threads": "8"}
     assert "MPIJob horovod-resnet50-v2-4x8-fluid Running" in output
-    line = re.search(r"Succeeded in [0-9.]+ s; images/sec at step 1000: ([0-9.]+), at the last step 14075: ([0-9.]+) \(SIMULATED\)",
+    line = re.search(r"Succeeded in [0-9.]+ s; images/sec at step 1000: ([0-9.]+), at the last step 14000: ([0-9.]+) \(SIMULATED\)",
                      folded(output))
     assert line, output[-3000:]
-    # Warm cache: the seeds' 4x8 figures, 20859.5 at step 1000 and 21329 at the end, within the simulation's noise.
+    # Warm cache: the seeds' 4x8 job-wide figures, 20859.5 at step 1000 and 21329 at the end, summed
+    # over the 32 ranks' lines, within the simulation's noise.
     assert 19500 < float(line.group(1)) < 22000 and 20000 < float(line.group(2)) < 22500
 
 
@@ -57,7 +60,8 @@ def test_status_prints_the_table_and_writes_json(api, tmp_path):
     returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)})
     assert returncode == 0, output[-3000:]
     assert re.search(r"imagenet\s+143\.67GiB\s+143\.67GiB\s+400\.00GiB\s+100\.0%\s+Bound", output), output
-    assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 4/4", output), output
+    # No fuse pod: Fluid starts one where the CSI plugin mounts the dataset, and no kubelet mounts here.
+    assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", output), output
     datasets = {d["name"]: d for d in json.loads(report.read_text())["datasets"]}
     imagenet = datasets["imagenet"]
     assert (imagenet["phase"], imagenet["cached_percentage"], imagenet["runtime"]["worker"]["ready"]) == ("Bound", 100.0, 4)
@@ -84,10 +88,13 @@ def test_a_dataset_that_never_binds_times_out_with_the_reason(api, tmp_path):
 
 def test_a_failing_dataload_fails_the_task_with_its_conditions(api, tmp_path):
     returncode, output = play(tmp_path, [{"fluidops.accel.fluid_dataload": {
-        "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/tain"}], "wait_timeout": 60}}])
+        "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/imagenet/tain"}], "wait_timeout": 300}}])
     assert returncode != 0
-    assert ("DataLoad default/imagenet-typo Failed: DataLoadJobFailed: target path /tain does not exist in the under file "
-            "system") in folded(output)
+    # The loader pod fails 4 times (the chart's backoffLimit 3, the Job controller's back-off), then
+    # Fluid copies the Job's condition; the module adds the loader's own words.
+    assert ("DataLoad default/imagenet-typo Failed: BackoffLimitExceeded: Job has reached the specified backoff limit; "
+            "loader pod imagenet-typo-loader-job-") in folded(output)
+    assert "/imagenet/tain does not exist | dataLoad failed because some paths not exist." in folded(output)
 
 
 def test_an_unknown_dataset_is_a_clear_error(api, tmp_path):

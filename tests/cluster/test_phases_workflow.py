@@ -74,11 +74,11 @@ def test_teardown_leaves_no_fluid_objects_pvs_or_pvcs_and_a_second_one_changes_n
     assert returncode == 0, output[-3000:]
     for plural in ("dataloads", "datasets", "alluxioruntimes", "jindoruntimes"):
         assert wait_until(lambda p=plural: custom.list_namespaced_custom_object(*FLUID, "default", p)["items"] == [] or None,
-                          seconds=30) is True, plural
+                          seconds=180) is True, plural
     assert custom.list_namespaced_custom_object("kubeflow.org", "v2beta1", "default", "mpijobs",
                                                 label_selector="app.kubernetes.io/managed-by=fluidops")["items"] == []
-    assert wait_until(lambda: not core.list_persistent_volume_claim_for_all_namespaces().items, seconds=30)
-    assert wait_until(lambda: not core.list_persistent_volume().items, seconds=30)
+    assert wait_until(lambda: not core.list_persistent_volume_claim_for_all_namespaces().items, seconds=120)
+    assert wait_until(lambda: not core.list_persistent_volume().items, seconds=120)
     releases = subprocess.run([os.path.join(CACHE, "helm"), "list", "-A", "-o", "json", "--kubeconfig", kubeconfig],
                               check=True, capture_output=True, text=True).stdout
     assert "fluid" not in [r["name"] for r in json.loads(releases)]

@@ -4,8 +4,9 @@
 #   kube      kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and etcd (kube/)
 #   kwok      simulated kubelets, go install sigs.k8s.io/kwok/cmd/kwok
 #   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in
-#   fluid     the Fluid chart and CRDs from the Fluid Go module (plus a packaged archive)
-#   mpijob    the MPIJob CRD from the mpi-operator Go module
+#   fluid     the Fluid charts and CRDs from the Fluid Go module (plus a packaged archive), and
+#             Fluid's dataset controller (with the DataLoad controller) and AlluxioRuntime controller
+#   mpijob    the MPIJob CRD and mpi-operator's controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,11 +61,13 @@ if [ ! -x "$kwok_bin" ]; then
   GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 fi
 ln -sfn "$kwok_bin" "$cache/kwok"
-if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_logs.yaml" ]; then
-  # kwok serves the simulated launcher logs through its Logs objects.
+if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_execs.yaml" ]; then
+  # kwok serves the simulated launcher logs through its Logs objects, and the execs into the
+  # Alluxio master pods (Fluid's controllers run `alluxio fsadmin report`...) through Exec ones.
   src=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
   mkdir -p "$cache/kwok-crds-$KWOK_VERSION"
-  cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
+  cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$src/kustomize/crd/bases/kwok.x-k8s.io_execs.yaml" \
+    "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
 fi
 ln -sfn "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 
@@ -78,28 +81,57 @@ fi
 ln -sfn "$helm_bin" "$cache/helm"
 
 fluid_dir="$cache/fluid-$FLUID_VERSION"
-if [ ! -f "$fluid_dir/.complete" ]; then
+if [ ! -f "$fluid_dir/.complete-all-dependencies" ]; then
   log "fetching the Fluid $FLUID_VERSION chart and CRDs from its Go module"
   src=$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")
   rm -rf "$fluid_dir" && mkdir -p "$fluid_dir"
   cp -r "$src/charts/." "$fluid_dir/charts" && chmod -R u+w "$fluid_dir"
-  # Module zips drop symlinks: the engine charts' charts/library link to ../../library.
-  for chart in "$fluid_dir"/charts/*/; do
-    [ "$(basename "$chart")" = library ] && continue
-    if grep -q 'repository: "file://../library"' "$chart/Chart.yaml" 2>/dev/null; then
-      mkdir -p "$chart/charts" && cp -r "$fluid_dir/charts/library" "$chart/charts/library"
-    fi
+  # Module zips drop symlinks: every chart with a file:// dependency (the engine charts, the
+  # DataLoad/backup/migrate/process charts one level deeper) had charts/<name> linked to it.
+  find "$fluid_dir/charts" -name Chart.yaml | while read -r chart_file; do
+    chart=$(dirname "$chart_file")
+    sed -n 's/^ *repository: *"\{0,1\}file:\/\/\([^"]*\)"\{0,1\} *$/\1/p' "$chart_file" | while read -r dependency; do
+      mkdir -p "$chart/charts" && cp -r "$chart/$dependency" "$chart/charts/$(basename "$dependency")"
+    done
   done
   "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
-  touch "$fluid_dir/.complete"
+  touch "$fluid_dir/.complete-all-dependencies"
 fi
 ln -sfn "$fluid_dir" "$cache/fluid"
+
+# Go programs of modules with replace lines cannot be go-installed: build them from a writable
+# copy of the downloaded module, resolving its requirements with -mod=mod (its vendor/ holds only
+# modules.txt). go_build_module MODULE@VERSION OUTPUT_DIR NAME=PACKAGE...
+go_build_module() {
+  local module=$1 out=$2 work; shift 2
+  work=$(mktemp -d "$cache/.build.XXXXXX")
+  cp -r "$(module_dir "$module")/." "$work" && chmod -R u+w "$work" && rm -rf "$work/vendor"
+  local target
+  for target in "$@"; do
+    (cd "$work" && timed go build -mod=mod -trimpath -ldflags "-s -w" -o "$out/${target%%=*}.part" "./${target#*=}")
+    mv "$out/${target%%=*}.part" "$out/${target%%=*}"
+  done
+  rm -rf "$work"
+}
+
+fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
+if [ ! -x "$fluid_bin/alluxioruntime-controller" ]; then
+  log "building Fluid $FLUID_VERSION's dataset and AlluxioRuntime controllers: first run only, 3-7 min on 2 cores"
+  mkdir -p "$fluid_bin"
+  go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" \
+    dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
+fi
+ln -sfn "$fluid_bin" "$cache/fluid-controllers"
 
 mpi_dir="$cache/mpi-operator-$MPI_OPERATOR_VERSION"
 if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
   log "fetching the MPIJob CRD from mpi-operator $MPI_OPERATOR_VERSION"
   src=$(module_dir "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
   mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
+fi
+if [ ! -x "$mpi_dir/mpi-operator" ]; then
+  log "building mpi-operator $MPI_OPERATOR_VERSION's controller: first run only, about 3 min on 2 cores"
+  go_build_module "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION" "$mpi_dir" mpi-operator=cmd/mpi-operator
 fi
 ln -sfn "$mpi_dir" "$cache/mpi-operator"
 alluxio_dir="$cache/alluxio-$ALLUXIO_VERSION"

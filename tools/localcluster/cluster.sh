@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The local cluster: real etcd, kube-apiserver, kube-controller-manager and kube-scheduler,
-# kwok simulating four V100 nodes and the Fluid/MPIJob controllers, and four podman hosts
+# Fluid's real dataset (+ DataLoad) and AlluxioRuntime controllers and mpi-operator, run out of
+# cluster; kwok simulating four V100 nodes' kubelets; simulator.py playing the programs those
+# pods would run (Alluxio master, DataLoad, training) and JindoRuntime; and four podman hosts
 # with the nodes' names for the OS-level roles.
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state
@@ -16,7 +18,10 @@ kubeconfig="$run/kubeconfig"
 nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)
 # Loopback only, on ports away from the usual ones so a real cluster's tools are not confused.
 etcd_port=23790 etcd_peer_port=23800 apiserver_port=16443 kwok_port=10347
-components=(etcd apiserver controller-manager scheduler kwok simulator)
+# The controllers' metrics and health ports (Fluid's default :8080 each; mpi-operator's health
+# port is fixed at 8080): one each, on loopback.
+fluid_dataset_metrics=127.0.0.1:18081 fluid_alluxio_metrics=127.0.0.1:18082
+components=(etcd apiserver controller-manager scheduler kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -109,9 +114,10 @@ start_control_plane() {
 }
 
 install_crds() {
-  # kwok's custom-resource Stages need these CRDs before kwok starts.
+  # kwok's custom-resource Stages and Fluid's dataset controller need these CRDs before they start.
   kubectl apply --server-side --force-conflicts -f "$cache/fluid/charts/fluid/fluid/crds/" \
-    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" -f "$cache/kwok-crds/kwok.x-k8s.io_logs.yaml" >/dev/null
+    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" -f "$cache/kwok-crds/kwok.x-k8s.io_logs.yaml" \
+    -f "$cache/kwok-crds/kwok.x-k8s.io_execs.yaml" >/dev/null
   kubectl wait --for condition=established --timeout 60s crd --all >/dev/null
 }
 
@@ -143,7 +149,9 @@ NODE
 }
 
 start_kwok() {
-  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs \
+  # Execs into pods run on this machine with kwok's PATH: the simulated `alluxio` comes first.
+  start kwok env PATH="$here/simulated-alluxio:$PATH" \
+    "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs --enable-crds Exec \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
   wait_for "four Ready nodes" 60 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
@@ -153,9 +161,41 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --log-dir "$run/simulated-logs"
+  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
+}
+
+start_controllers() {
+  # Fluid's controllers as their images run them (docker/Dockerfile.dataset, .alluxioruntime):
+  # Helm as ddc-helm on PATH, the runtime and DataLoad charts in $HOME/charts, the chart's
+  # HELM_DRIVER and namespace. They take the kubeconfig from KUBECONFIG only.
+  local home="$run/fluid"
+  mkdir -p "$home/bin" "$home/tmp"
+  ln -sfn "$cache/helm" "$home/bin/ddc-helm"
+  ln -sfn "$cache/fluid/charts" "$home/charts"
+  # FLUID_RUNTIME_RECONCILE_DURATION (default 90 s) and FLUID_SYNC_RETRY_DURATION (default 5 s,
+  # the chart's 15 s) are how often a Ready runtime refreshes its dataset's cache states: every
+  # 2 s here, so a warm-up shows its progress within the tests' time.
+  local fluid_env=(env KUBECONFIG="$kubeconfig" HOME="$home" TMPDIR="$home/tmp" PATH="$home/bin:$PATH"
+    HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system
+    FLUID_RUNTIME_RECONCILE_DURATION=2 FLUID_SYNC_RETRY_DURATION=1s)
+  start fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
+    --development=false --metrics-addr "$fluid_dataset_metrics"
+  start fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \
+    --development=false --metrics-addr "$fluid_alluxio_metrics" --runtime-node-port-range 20000-26000
+  # mpi-operator holds a lease in its lock namespace before it starts.
+  kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
+    -kube-api-qps 50 -kube-api-burst 100
+  local name
+  for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
+    wait_for "$name" 30 controller_started "$name" || show_log_and_die "$name" "$name did not start"
+  done
+}
+
+controller_started() {  # running, and its log says its manager or informers started
+  running "$1" && grep -qE 'Starting workers|Starting EventSource|Starting controller|starting dataset-controller|starting alluxioruntime-controller' "$run/logs/$1.log"
 }
 
 nodes_ready() {
@@ -182,9 +222,10 @@ up() {
   start_control_plane
   install_crds
   create_nodes
-  log "starting kwok (simulated kubelets and controllers)"
+  log "starting kwok (simulated kubelets), the simulated programs, Fluid's controllers and mpi-operator"
   start_kwok
   start_simulator
+  start_controllers
   log "starting the node hosts (podman): ${nodes[*]}"
   start_hosts
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"

@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
-"""SIMULATED controllers for the local cluster, where a kwok Stage cannot express the logic.
+"""SIMULATED programs of the local cluster: what would run inside pods that kwok only pretends
+to run, and JindoRuntime. Fluid's dataset, DataLoad and AlluxioRuntime controllers and
+mpi-operator are the real programs (cluster.sh); this process plays:
 
-kwok Stages (kwok.yaml) do what depends on one object alone: Dataset -> NotBound, runtimes ->
-Ready, DataLoad Pending -> Executing, MPIJob Created -> Running -> Succeeded. This process does
-what needs several objects or a counter, as Fluid's and mpi-operator's controllers would:
+- the Alluxio master behind `<runtime>-master-0`: a kwok Exec object per master pod sends the
+  controllers' execs to simulated-alluxio/alluxio with the runtime's state file (capacity from
+  the runtime's tiers and workers; cache used, raised by the DataLoad program; UFS: ImageNet);
+- the DataLoad program (charts/fluid-dataloader/alluxio's loader pod): for each target path it
+  runs `alluxio fs ls` (missing: "dataLoad failed because some paths not exist.", exit 1) then
+  loads the paths into the cache over about LOAD_SECONDS, then exits 0;
+- the training program (the MPIJob launcher pod's mpirun of tf_cnn_benchmarks under Horovod):
+  once the MPIJob is Running (all workers up, as mpirun needs) it writes the launcher's stdout
+  as the real program prints it (rules in plugins/module_utils/tf_cnn_log.py: one process per
+  GPU, each rank's step lines from its local batch, job-wide totals, with --tag-output when the
+  launcher's command asks for it) and exits after the run's time compressed 1000 times;
+- JindoRuntime (Jindo's engine is closed source): its Dataset binds once kwok's Stage made the
+  runtime Ready, with the PV/PVC Fluid would make.
 
-- Dataset NotBound -> Bound once the runtime of the same name is Ready, with cache states from
-  the runtime's tiers, and the PV/PVC Fluid creates for a bound dataset;
-- DataLoad Executing -> Complete while the dataset's cached bytes and percentage rise, or
-  -> Failed with Fluid-style conditions when a target path is not in the simulated UFS;
-- MPIJob -> launcher and worker pods (kwok runs them) and the launcher's log in the real
-  tf_cnn_benchmarks format, served by kwok through a Logs object.
-
-Nothing here runs Fluid, Alluxio or TensorFlow. It is a level-triggered loop: list, compare,
-patch, once a second.
+A program "exits" by putting its exit code on its pod (annotation fluidops.local/exit-code);
+kwok's simulated-program-exit Stage then ends the pod as a kubelet would. Level-triggered:
+list, compare, act, once a second.
 """
 
 import argparse
+import json
 import logging
 import os
 import random
+import subprocess
 import sys
 import time
 
@@ -27,21 +35,24 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
 # The project's own byte quantities, as the modules and filters use them.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".collections"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", ".collections"))
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import format_bytes, parse_bytes  # noqa: E402
 
 FLUID = ("data.fluid.io", "v1alpha1")
-RUNTIMES = (("alluxioruntimes", "alluxio"), ("jindoruntimes", "jindo"))
+MPI = ("kubeflow.org", "v2beta1")
+EXIT = "fluidops.local/exit-code"
+ALLUXIO_CLI = os.path.join(HERE, "simulated-alluxio", "alluxio")
 GIB = 1024 ** 3
-# The simulated under-file-system: ImageNet as ~130 MB TFRecords (seed 004), 143.67 GiB in all.
-UFS_PATHS = {"/": 143.67 * GIB, "/train": 137.9 * GIB, "/validation": 5.77 * GIB}
-# Seed 003's tables: images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
+IMAGENET_BYTES = 143.67 * GIB  # the simulated UFS under each mount (simulated-alluxio/alluxio)
+# Seed 003's tables: job-wide images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
 SEED_THROUGHPUT = {
     1: {"nfs": (2400.8, 8696.8), "cold": (2378.4, 8692.8), "warm": (9327.6, 9301.6), "top5": (0.9282, 0.9286, 0.9285)},
     4: {"nfs": (3136.0, 15024.0), "cold": (8889.6, 20506.3), "warm": (20859.5, 21329.0), "top5": (0.9228, 0.9204, 0.9243)},
 }
-IMAGENET_IMAGES, EPOCHS = 1281167, 90
-LOAD_SECONDS = 6  # a full warm-up takes this long in the simulation
+IMAGENET_IMAGES, EPOCHS, BATCH_PER_GPU, DISPLAY_EVERY = 1281167, 90, 256, 100
+LOAD_SECONDS = 12  # a full warm-up of the simulated ImageNet takes this long
+TIME_COMPRESSION = 1000.0  # simulated training seconds per wall-clock second
 LOG = logging.getLogger("simulator")
 
 
@@ -49,303 +60,340 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def condition(kind, reason, message, status="True"):
-    return {"type": kind, "status": status, "reason": reason, "message": message,
-            "lastProbeTime": now(), "lastTransitionTime": now(), "lastUpdateTime": now()}
+def owned_by(obj, kind):
+    return any(ref.kind == kind for ref in obj.metadata.owner_references or [])
 
 
 class Simulator:
-    def __init__(self, api, log_dir):
+    def __init__(self, api, state_dir):
         self.custom = client.CustomObjectsApi(api)
         self.core = client.CoreV1Api(api)
-        self.log_dir = log_dir
-        self.loads = {}  # DataLoad uid -> (start time, start cached bytes)
+        self.state_dir = state_dir
+        self.logs_dir = os.path.join(state_dir, "logs")
+        os.makedirs(self.logs_dir, exist_ok=True)
+        self.programs = {}  # pod uid -> what the simulated program needs between steps
 
     # -- helpers ---------------------------------------------------------------------------
-    def list(self, plural, group=FLUID):
-        return self.custom.list_cluster_custom_object(group[0], group[1], plural)["items"]
+    def get(self, group, namespace, plural, name):
+        try:
+            return self.custom.get_namespaced_custom_object(group[0], group[1], namespace, plural, name)
+        except ApiException as error:
+            if error.status == 404:
+                return None
+            raise
 
-    def patch_status(self, plural, obj, status, group=FLUID):
-        meta = obj["metadata"]
-        self.custom.patch_namespaced_custom_object_status(
-            group[0], group[1], meta["namespace"], plural, meta["name"], {"status": status})
+    def create_ignoring_conflict(self, create, *args):
+        try:
+            create(*args)
+        except ApiException as error:
+            if error.status != 409:
+                raise
 
-    def runtime_of(self, dataset):
-        meta = dataset["metadata"]
-        for plural, kind in RUNTIMES:
+    def exit_program(self, pod, code):
+        self.core.patch_namespaced_pod(pod.metadata.name, pod.metadata.namespace,
+                                       {"metadata": {"annotations": {EXIT: str(code)}}})
+        self.programs.pop(pod.metadata.uid, None)
+
+    def serve_log(self, pod, lines):
+        """The container's stdout, served by kwok through a Logs object, in the CRI log format
+        a kubelet keeps ("<RFC 3339 time> stdout F <line>")."""
+        path = os.path.join(self.logs_dir, "%s-%s.log" % (pod.metadata.namespace, pod.metadata.name))
+        started = time.time()
+        with open(path, "w", encoding="utf-8") as handle:
+            for index, line in enumerate(lines):
+                moment = started + index * 0.001
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(moment)))
+                handle.write("%s.%09dZ stdout F %s\n" % (stamp, int((moment % 1) * 1e9), line))
+        owner = [{"apiVersion": "v1", "kind": "Pod", "name": pod.metadata.name, "uid": pod.metadata.uid}]
+        self.create_ignoring_conflict(
+            self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", pod.metadata.namespace, "logs", {
+                "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
+                "metadata": {"name": pod.metadata.name, "namespace": pod.metadata.namespace, "ownerReferences": owner},
+                "spec": {"logs": [{"containers": [c.name for c in pod.spec.containers], "logsFile": path, "follow": False}]}})
+
+    # -- the Alluxio master ----------------------------------------------------------------
+    def state_path(self, namespace, name):
+        return os.path.join(self.state_dir, "alluxio-%s-%s.json" % (namespace, name))
+
+    def read_state(self, namespace, name):
+        try:
+            with open(self.state_path(namespace, name), encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return None
+
+    def write_state(self, namespace, name, state):
+        path = self.state_path(namespace, name)
+        with open(path + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(path + ".tmp", path)
+
+    def serve_alluxio_masters(self):
+        """A state file and a kwok Exec for the master pod of every AlluxioRuntime."""
+        for runtime in self.custom.list_cluster_custom_object(FLUID[0], FLUID[1], "alluxioruntimes")["items"]:
+            meta, spec = runtime["metadata"], runtime["spec"]
+            namespace, name = meta["namespace"], meta["name"]
+            dataset = self.get(FLUID, namespace, "datasets", name)
+            if not dataset:
+                continue
+            replicas = int(spec.get("replicas") or 1)
+            tiers = [{"medium": level.get("mediumtype", "MEM"),
+                      "bytes": sum(parse_bytes(q) for q in [level.get("quota", "0")]) * replicas}
+                     for level in (spec.get("tieredstore") or {}).get("levels", [])]
+            state = self.read_state(namespace, name) or {}
+            if state.get("uid") != meta["uid"]:  # a new runtime of the same name starts empty
+                state = {"uid": meta["uid"], "used": 0, "started": time.time()}
+            mounts = [{"ufs": m["mountPoint"], "path": m.get("path") or "/" + m.get("name", "")}
+                      for m in dataset["spec"].get("mounts", [])]
+            state.update(name=name, tiers=tiers, capacity=sum(t["bytes"] for t in tiers), workers=replicas, mounts=mounts)
+            self.write_state(namespace, name, state)
+            pod_name = name + "-master-0"
             try:
-                runtime = self.custom.get_namespaced_custom_object(FLUID[0], FLUID[1], meta["namespace"], plural, meta["name"])
+                pod = self.core.read_namespaced_pod(pod_name, namespace)
             except ApiException as error:
                 if error.status == 404:
                     continue
                 raise
-            return kind, runtime
-        return None, None
-
-    # -- datasets ----------------------------------------------------------------------------
-    def bind_datasets(self):
-        for dataset in self.list("datasets"):
-            if dataset.get("status", {}).get("phase") != "NotBound" or dataset["metadata"].get("deletionTimestamp"):
+            if self.get(("kwok.x-k8s.io", "v1alpha1"), namespace, "execs", pod_name):
                 continue
-            kind, runtime = self.runtime_of(dataset)
-            if not runtime or runtime.get("status", {}).get("masterPhase") != "Ready":
-                continue
-            levels = runtime["spec"].get("tieredstore", {}).get("levels", [])
-            replicas = runtime["spec"].get("replicas", 1)
-            capacity = sum(parse_bytes(level.get("quota", 0)) for level in levels) * replicas
-            meta = dataset["metadata"]
-            self.patch_status("datasets", dataset, {
-                "phase": "Bound",
-                "ufsTotal": format_bytes(UFS_PATHS["/"]),
-                "fileNum": "1152",
-                "cacheStates": {"cacheCapacity": format_bytes(capacity), "cached": "0.00B", "cachedPercentage": "0.0%",
-                                "cacheHitRatio": "0.0%", "localHitRatio": "0.0%", "remoteHitRatio": "0.0%",
-                                "cacheThroughputRatio": "0.0%", "localThroughputRatio": "0.0%", "remoteThroughputRatio": "0.0%"},
-                "runtimes": [{"name": meta["name"], "namespace": meta["namespace"], "type": kind,
-                              "category": "Accelerate", "masterReplicas": 1}],
-                "conditions": [condition("Ready", "DatasetReady", "The ddc runtime is ready (simulated).")],
-            })
-            self.create_volume(dataset, kind)
-            LOG.info("dataset %s/%s Bound (runtime %s ready)", meta["namespace"], meta["name"], kind)
+            owner = [{"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod.metadata.uid}]
+            self.create_ignoring_conflict(
+                self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", namespace, "execs", {
+                    "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Exec",
+                    "metadata": {"name": pod_name, "namespace": namespace, "ownerReferences": owner},
+                    "spec": {"execs": [{"local": {"envs": [
+                        {"name": "FLUIDOPS_ALLUXIO_STATE", "value": self.state_path(namespace, name)}]}}]}})
+            LOG.info("alluxio master %s/%s: execs served by the simulated CLI", namespace, pod_name)
 
-    def create_volume(self, dataset, kind):
-        meta = dataset["metadata"]
-        owner = [{"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "name": meta["name"], "uid": meta["uid"]}]
-        pv_name = "%s-%s" % (meta["namespace"], meta["name"])
-        access = dataset["spec"].get("accessModes") or ["ReadOnlyMany"]
-        # Cluster-scoped: no owner reference to the namespaced Dataset; release_volumes() deletes it.
-        pv = {"metadata": {"name": pv_name, "labels": {"fluid.io/s-%s-%s" % (meta["namespace"], meta["name"]): "true",
-                                                       "fluid.io/dataset-id": "%s-%s" % (meta["namespace"], meta["name"])}},
-              "spec": {"capacity": {"storage": "100Pi"}, "accessModes": access, "storageClassName": "fluid",
-                       "persistentVolumeReclaimPolicy": "Retain",
-                       "claimRef": {"namespace": meta["namespace"], "name": meta["name"]},
-                       "csi": {"driver": "fuse.csi.fluid.io", "volumeHandle": pv_name,
-                               "volumeAttributes": {"fluid_path": "/runtime-mnt/%s/%s/%s/%s-fuse" % (kind, meta["namespace"], meta["name"], kind),
-                                                    "mount_type": "fuse.%s" % kind}}}}
-        pvc = {"metadata": {"name": meta["name"], "namespace": meta["namespace"], "ownerReferences": owner,
-                            "labels": {"fluid.io/dataset-id": "%s-%s" % (meta["namespace"], meta["name"])}},
-               "spec": {"accessModes": access, "storageClassName": "fluid", "volumeName": pv_name,
-                        "resources": {"requests": {"storage": "100Pi"}}}}
-        for create, body in ((self.core.create_persistent_volume, pv),
-                             (lambda b: self.core.create_namespaced_persistent_volume_claim(meta["namespace"], b), pvc)):
-            try:
-                create(body)
-            except ApiException as error:
-                if error.status != 409:
-                    raise
-
-    def release_volumes(self):
-        """As Fluid does when a dataset goes: delete its PV (the PVC goes with the Dataset it is owned by)."""
-        datasets = {(d["metadata"]["namespace"], d["metadata"]["name"]) for d in self.list("datasets")}
-        for volume in self.core.list_persistent_volume(label_selector="fluid.io/dataset-id").items:
-            claim = volume.spec.claim_ref
-            if claim and (claim.namespace, claim.name) not in datasets and not volume.metadata.deletion_timestamp:
-                self.core.delete_persistent_volume(volume.metadata.name)
-                LOG.info("dataset %s/%s gone: PV %s deleted", claim.namespace, claim.name, volume.metadata.name)
-
-    # -- dataloads -------------------------------------------------------------------------
+    # -- the DataLoad program ----------------------------------------------------------------
     def run_dataloads(self):
-        for load in self.list("dataloads"):
-            uid, status = load["metadata"]["uid"], load.get("status", {})
-            if status.get("phase") != "Executing":
-                self.loads.pop(uid, None)
+        pods = self.core.list_pod_for_all_namespaces(label_selector="role=dataload-pod,app=alluxio").items
+        for pod in pods:
+            if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
                 continue
-            spec = load["spec"]
-            ref = spec["dataset"]
-            try:
-                dataset = self.custom.get_namespaced_custom_object(
-                    FLUID[0], FLUID[1], ref.get("namespace") or load["metadata"]["namespace"], "datasets", ref["name"])
-            except ApiException as error:
-                if error.status != 404:
-                    raise
-                self.fail(load, "DataLoadJobFailed", "dataset %s not found" % ref["name"])
+            namespace, dataset = pod.metadata.namespace, pod.metadata.labels.get("targetDataset")
+            env = {e.name: e.value for c in pod.spec.containers for e in c.env or [] if e.value is not None}
+            paths = [p for p in env.get("DATA_PATH", "/").split(":") if p]
+            program = self.programs.get(pod.metadata.uid)
+            if program is None:
+                state = self.read_state(namespace, dataset)
+                missing = [p for p in paths if self.alluxio(namespace, dataset, "fs", "ls", p) != 0]
+                if state is None or missing:
+                    # alluxio_dataload.sh (charts/fluid-dataloader/alluxio/templates/configmap.yaml)
+                    self.serve_log(pod, ["%s does not exist" % p for p in missing] + ["dataLoad failed because some paths not exist."])
+                    self.exit_program(pod, 1)
+                    LOG.info("dataload pod %s/%s: %s missing, exit 1", namespace, pod.metadata.name, ", ".join(missing))
+                    continue
+                wanted = sum(self.path_bytes(namespace, dataset, p) for p in paths)
+                goal = min(state["capacity"], state["used"] + wanted)
+                program = self.programs[pod.metadata.uid] = {"start": time.time(), "from": state["used"], "goal": goal}
+                self.serve_log(pod, ["distributedLoad %s (simulated)" % p for p in paths])
+            state = self.read_state(namespace, dataset)
+            fraction = min(1.0, (time.time() - program["start"]) / LOAD_SECONDS)
+            state["used"] = program["from"] + (program["goal"] - program["from"]) * fraction
+            self.write_state(namespace, dataset, state)
+            if fraction >= 1.0:
+                self.exit_program(pod, 0)
+                LOG.info("dataload pod %s/%s: %s cached, exit 0", namespace, pod.metadata.name, format_bytes(state["used"]))
+
+    def alluxio(self, namespace, dataset, *args):
+        env = dict(os.environ, FLUIDOPS_ALLUXIO_STATE=self.state_path(namespace, dataset))
+        return subprocess.run([ALLUXIO_CLI, *args], env=env, capture_output=True, check=False).returncode
+
+    def path_bytes(self, namespace, dataset, path):
+        env = dict(os.environ, FLUIDOPS_ALLUXIO_STATE=self.state_path(namespace, dataset))
+        out = subprocess.run([ALLUXIO_CLI, "fs", "count", path], env=env, capture_output=True, text=True, check=False).stdout
+        return int(out.splitlines()[1].split()[2]) if out.count("\n") >= 2 else 0
+
+    # -- the training program ----------------------------------------------------------------
+    def run_launchers(self):
+        pods = self.core.list_pod_for_all_namespaces(label_selector="training.kubeflow.org/job-role=launcher").items
+        for pod in pods:
+            if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
                 continue
-            bad = [t["path"] for t in spec.get("target", []) if self.ufs_size(t["path"]) is None]
-            if bad:
-                self.fail(load, "DataLoadJobFailed", "target path %s does not exist in the under file system" % ", ".join(bad))
+            name = pod.metadata.labels.get("training.kubeflow.org/job-name")
+            job = self.get(MPI, pod.metadata.namespace, "mpijobs", name)
+            if not job:
                 continue
-            self.advance(load, dataset)
-
-    @staticmethod
-    def ufs_size(path):
-        path = "/" + path.strip("/")
-        for prefix, size in UFS_PATHS.items():
-            if path == prefix:
-                return size
-        return None
-
-    def advance(self, load, dataset):
-        uid = load["metadata"]["uid"]
-        states = dataset.get("status", {}).get("cacheStates", {})
-        cached_start = parse_bytes(states.get("cached", "0B"))
-        start, cached_start = self.loads.setdefault(uid, (time.time(), cached_start))
-        targets = load["spec"].get("target") or [{"path": "/"}]
-        wanted = min(UFS_PATHS["/"], sum(self.ufs_size(t["path"]) for t in targets))
-        capacity = parse_bytes(states.get("cacheCapacity", "0B")) or UFS_PATHS["/"]
-        goal = min(capacity, max(cached_start, wanted))
-        fraction = min(1.0, (time.time() - start) / LOAD_SECONDS)
-        cached = cached_start + (goal - cached_start) * fraction
-        self.patch_status("datasets", dataset, {"cacheStates": {
-            "cached": format_bytes(cached), "cachedPercentage": "%.1f%%" % (100.0 * cached / UFS_PATHS["/"])}})
-        if fraction >= 1.0:
-            seconds = int(time.time() - start)
-            self.patch_status("dataloads", load, {
-                "phase": "Complete", "duration": "%dm%ds" % divmod(seconds, 60) if seconds >= 60 else "%ds" % seconds,
-                "conditions": [condition("Complete", "DataLoadJobComplete", "DataLoad job completed (simulated)")]})
-            self.loads.pop(uid, None)
-            LOG.info("dataload %s Complete: %s cached", load["metadata"]["name"], format_bytes(cached))
-
-    def fail(self, load, reason, message):
-        self.patch_status("dataloads", load, {
-            "phase": "Failed", "duration": "0s", "conditions": [condition("Failed", reason, message)]})
-        self.loads.pop(load["metadata"]["uid"], None)
-        LOG.info("dataload %s Failed: %s", load["metadata"]["name"], message)
-
-    # -- mpijobs ---------------------------------------------------------------------------
-    def start_mpijobs(self):
-        for job in self.list("mpijobs", group=("kubeflow.org", "v2beta1")):
-            meta = job["metadata"]
-            if meta.get("deletionTimestamp"):
-                continue
-            try:
-                launcher = self.core.read_namespaced_pod(meta["name"] + "-launcher", meta["namespace"])
-            except ApiException as error:
-                if error.status != 404:
-                    raise
-                self.create_job_pods(job)
-                continue
-            succeeded = any(c["type"] == "Succeeded" and c["status"] == "True" for c in job.get("status", {}).get("conditions", []))
-            if succeeded and launcher.status.phase == "Running":
-                self.finish_launcher(launcher)
-                self.clean_workers(job)
-
-    def clean_workers(self, job):
-        """mpi-operator's runPolicy.cleanPodPolicy (v2beta1 default None): Running or All deletes the
-        workers once the job ends; the launcher stays either way."""
-        policy = (job["spec"].get("runPolicy") or {}).get("cleanPodPolicy", "None")
-        if policy not in ("Running", "All"):
-            return
-        meta = job["metadata"]
-        selector = "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % meta["name"]
-        for pod in self.core.list_namespaced_pod(meta["namespace"], label_selector=selector).items:
-            self.core.delete_namespaced_pod(pod.metadata.name, meta["namespace"], grace_period_seconds=0)
-        LOG.info("mpijob %s: workers deleted (cleanPodPolicy %s)", meta["name"], policy)
-
-    def finish_launcher(self, pod):
-        """The launcher exits 0 and stays Completed, holding its volumes as a real one does (seed 003's trap)."""
-        statuses = [{"name": c.name, "ready": False, "restartCount": 0, "image": c.image, "imageID": "",
-                     "state": {"terminated": {"exitCode": 0, "reason": "Completed", "finishedAt": now(),
-                                              "startedAt": pod.status.start_time.strftime("%Y-%m-%dT%H:%M:%SZ")}}}
-                    for c in pod.spec.containers]
-        self.core.patch_namespaced_pod_status(pod.metadata.name, pod.metadata.namespace, {"status": {
-            "phase": "Succeeded", "containerStatuses": statuses,
-            "conditions": [{"type": "Ready", "status": "False", "reason": "PodCompleted"}]}})
-        LOG.info("launcher %s Completed", pod.metadata.name)
-
-    def create_job_pods(self, job):
-        meta, specs = job["metadata"], job["spec"]["mpiReplicaSpecs"]
-        owner = [{"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "name": meta["name"], "uid": meta["uid"],
-                  "controller": True, "blockOwnerDeletion": True}]
-        workers = specs.get("Worker", {}).get("replicas", 0)
-        pods = [("launcher", meta["name"] + "-launcher", specs["Launcher"]["template"])]
-        pods += [("worker", "%s-worker-%d" % (meta["name"], i), specs["Worker"]["template"]) for i in range(workers)]
-        for role, name, template in pods:
-            labels = dict(template.get("metadata", {}).get("labels", {}),
-                          **{"training.kubeflow.org/job-name": meta["name"], "training.kubeflow.org/job-role": role,
-                             "training.kubeflow.org/operator-name": "mpi-operator"})
-            body = {"metadata": {"name": name, "namespace": meta["namespace"], "labels": labels, "ownerReferences": owner},
-                    "spec": dict(template["spec"], restartPolicy=template["spec"].get("restartPolicy", "Never"))}
-            self.core.create_namespaced_pod(meta["namespace"], body)
-        log_file = self.write_launcher_log(job, workers)
-        container = specs["Launcher"]["template"]["spec"]["containers"][0]["name"]
-        self.custom.create_namespaced_custom_object("kwok.x-k8s.io", "v1alpha1", meta["namespace"], "logs", {
-            "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
-            "metadata": {"name": meta["name"] + "-launcher", "namespace": meta["namespace"], "ownerReferences": owner},
-            "spec": {"logs": [{"containers": [container], "logsFile": log_file, "follow": False}]}})
-        # Only now may kwok's Stage start the job: a real launcher runs before the job can end.
-        self.custom.patch_namespaced_custom_object("kubeflow.org", "v2beta1", meta["namespace"], "mpijobs", meta["name"],
-                                                   {"metadata": {"annotations": {"fluidops.local/pods": "created"}}})
-        LOG.info("mpijob %s: launcher and %d workers created; log %s", meta["name"], workers, log_file)
+            running = any(c["type"] == "Running" and c["status"] == "True" for c in (job.get("status") or {}).get("conditions", []))
+            program = self.programs.get(pod.metadata.uid)
+            if program is None:
+                if not running:  # mpirun waits for every worker
+                    continue
+                lines, seconds = launcher_output(job, self.cache_fraction(job), pod)
+                self.serve_log(pod, lines)
+                self.programs[pod.metadata.uid] = {"end": time.time() + seconds / TIME_COMPRESSION}
+                LOG.info("launcher %s/%s: training (simulated %.0f s)", pod.metadata.namespace, pod.metadata.name, seconds)
+            elif time.time() >= program["end"]:
+                self.exit_program(pod, 0)
+                LOG.info("launcher %s/%s: exit 0", pod.metadata.namespace, pod.metadata.name)
 
     def cache_fraction(self, job):
         """The cached fraction of the dataset the workers mount; None for a plain PVC (baseline)."""
         worker = job["spec"]["mpiReplicaSpecs"].get("Worker", {}).get("template", {}).get("spec", {})
         for volume in worker.get("volumes", []):
             claim = volume.get("persistentVolumeClaim", {}).get("claimName")
-            if not claim:
-                continue
-            try:
-                dataset = self.custom.get_namespaced_custom_object(
-                    FLUID[0], FLUID[1], job["metadata"]["namespace"], "datasets", claim)
-            except ApiException as error:
-                if error.status == 404:
+            if claim:
+                dataset = self.get(FLUID, job["metadata"]["namespace"], "datasets", claim)
+                if dataset is None:
                     return None
-                raise
-            percentage = dataset.get("status", {}).get("cacheStates", {}).get("cachedPercentage", "0%")
-            return float(percentage.rstrip("%")) / 100.0
+                percentage = (dataset.get("status") or {}).get("cacheStates", {}).get("cachedPercentage", "0%")
+                try:
+                    return float(percentage.rstrip("%")) / 100.0
+                except ValueError:  # "[Calculating]" or "NaN%" before the first metadata sync
+                    return 0.0
         return None
 
-    def write_launcher_log(self, job, workers):
-        """tf_cnn_benchmarks output with --tag-output prefixes, SIMULATED: the running mean of
-        images/sec follows the seeds' tables (seed 003: step 1000 and last step, 1x8 and 4x8;
-        NFS baseline, Fluid cold, Fluid warm, by the cached fraction of the workers' dataset),
-        scaled to the job's GPUs; 90 epochs of ImageNet at 256 images per GPU and step, printed
-        every 100 steps by two ranks."""
-        meta = job["metadata"]
-        fraction = self.cache_fraction(job)
-        gpus = max(1, workers) * int(job["spec"].get("slotsPerWorker", 8))
-        table = SEED_THROUGHPUT[4 if workers >= 4 else 1]
-        scale = gpus / (32.0 if workers >= 4 else 8.0)
-        if fraction is None:
-            at_1000, at_last = table["nfs"]
-        else:
-            at_1000, at_last = [cold + (warm - cold) * fraction for cold, warm in zip(table["cold"], table["warm"])]
-        last_step = int(round(IMAGENET_IMAGES * EPOCHS / (256.0 * gpus)))
-        rng = random.Random(meta["uid"])
-        lines = ["[1,0]<stdout>:SIMULATED by the fluidops local cluster: no GPU and no TensorFlow ran.",
-                 "[1,0]<stdout>:Model:       resnet50", "[1,0]<stdout>:Batch size:  %d global" % (256 * gpus),
-                 "[1,0]<stdout>:Num batches: %d" % last_step, "[1,0]<stdout>:Data format: NCHW",
-                 "[1,0]<stdout>:Step\tImg/sec\ttotal_loss"]
-        for step in sorted(set(range(100, last_step + 1, 100)) | {last_step}):
-            # A running mean: a slow start (cold cache, NFS) weighs less as the steps add up.
-            if step >= 1000:
-                mean = at_last + (at_1000 - at_last) * 1000.0 * (last_step - step) / (step * (last_step - 1000) or 1)
-            else:
-                mean = at_1000 * (0.8 + 0.2 * step / 1000.0)
-            for rank in range(min(gpus, 2)):
-                ips = mean * scale * rng.uniform(0.995, 1.005)
-                lines.append("[1,%d]<stdout>:%d\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f" % (
-                    rank, step, ips, ips * 0.002, ips * 0.01, max(1.2, 8.0 - step * 6.8 / last_step)))
-        total = at_last * scale * rng.uniform(0.999, 1.001)
-        lines += ["[1,0]<stdout>:" + "-" * 40, "[1,0]<stdout>:total images/sec: %.2f" % total, "[1,0]<stdout>:" + "-" * 40,
-                  "[1,0]<stdout>:Accuracy @ 1 = %.4f Accuracy @ 5 = %.4f [50000 examples]" % (
-                      rng.uniform(0.745, 0.755), table["top5"][0 if fraction is None else (1 if fraction < 0.5 else 2)])]
-        path = os.path.join(self.log_dir, "%s-%s-launcher.log" % (meta["namespace"], meta["name"]))
-        # kwok serves files in the CRI log format a kubelet keeps: "<RFC 3339 time> stdout F <line>".
-        started = time.time()
-        with open(path, "w", encoding="utf-8") as handle:
-            for index, line in enumerate(lines):
-                moment = started + index * 0.01
-                stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(moment)))
-                handle.write("%s.%09dZ stdout F %s\n" % (stamp, int((moment % 1) * 1e9), line))
-        return path
+    # -- JindoRuntime (closed source) ----------------------------------------------------------
+    def bind_jindo_datasets(self):
+        for runtime in self.custom.list_cluster_custom_object(FLUID[0], FLUID[1], "jindoruntimes")["items"]:
+            meta = runtime["metadata"]
+            dataset = self.get(FLUID, meta["namespace"], "datasets", meta["name"])
+            if not dataset or (dataset.get("status") or {}).get("phase") != "NotBound":
+                continue
+            if (runtime.get("status") or {}).get("masterPhase") != "Ready" or dataset["metadata"].get("deletionTimestamp"):
+                continue
+            levels = runtime["spec"].get("tieredstore", {}).get("levels", [])
+            capacity = sum(parse_bytes(level.get("quota", 0)) for level in levels) * runtime["spec"].get("replicas", 1)
+            self.custom.patch_namespaced_custom_object_status(FLUID[0], FLUID[1], meta["namespace"], "datasets", meta["name"], {
+                "status": {"phase": "Bound", "ufsTotal": format_bytes(IMAGENET_BYTES), "fileNum": "1152",
+                           "cacheStates": {"cacheCapacity": format_bytes(capacity), "cached": "0.00B", "cachedPercentage": "0.0%"},
+                           "runtimes": [{"name": meta["name"], "namespace": meta["namespace"], "type": "jindo",
+                                         "category": "Accelerate", "masterReplicas": 1}],
+                           "conditions": [{"type": "Ready", "status": "True", "reason": "DatasetReady",
+                                           "message": "The ddc runtime is ready (simulated JindoRuntime).",
+                                           "lastUpdateTime": now(), "lastTransitionTime": now()}]}})
+            self.create_jindo_volume(dataset)
+            LOG.info("dataset %s/%s Bound (simulated JindoRuntime)", meta["namespace"], meta["name"])
+
+    def create_jindo_volume(self, dataset):
+        meta = dataset["metadata"]
+        pv_name = "%s-%s" % (meta["namespace"], meta["name"])
+        access = dataset["spec"].get("accessModes") or ["ReadOnlyMany"]
+        labels = {"fluid.io/dataset-id": pv_name, "fluidops.local/simulated-jindo": "true"}
+        pv = {"metadata": {"name": pv_name, "labels": labels},
+              "spec": {"capacity": {"storage": "100Pi"}, "accessModes": access, "storageClassName": "fluid",
+                       "persistentVolumeReclaimPolicy": "Retain", "claimRef": {"namespace": meta["namespace"], "name": meta["name"]},
+                       "csi": {"driver": "fuse.csi.fluid.io", "volumeHandle": pv_name,
+                               "volumeAttributes": {"fluid_path": "/runtime-mnt/jindo/%s/%s/jindofs-fuse" % (meta["namespace"], meta["name"]),
+                                                    "mount_type": "fuse.jindofs-fuse"}}}}
+        owner = [{"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "name": meta["name"], "uid": meta["uid"]}]
+        pvc = {"metadata": {"name": meta["name"], "namespace": meta["namespace"], "labels": labels, "ownerReferences": owner},
+               "spec": {"accessModes": access, "storageClassName": "fluid", "volumeName": pv_name,
+                        "resources": {"requests": {"storage": "100Pi"}}}}
+        self.create_ignoring_conflict(self.core.create_persistent_volume, pv)
+        self.create_ignoring_conflict(self.core.create_namespaced_persistent_volume_claim, meta["namespace"], pvc)
+
+    def release_jindo_volumes(self):
+        for volume in self.core.list_persistent_volume(label_selector="fluidops.local/simulated-jindo=true").items:
+            claim = volume.spec.claim_ref
+            if claim and not self.get(FLUID, claim.namespace, "datasets", claim.name) and not volume.metadata.deletion_timestamp:
+                self.core.delete_persistent_volume(volume.metadata.name)
 
     def step(self):
-        self.bind_datasets()
-        self.release_volumes()
+        self.serve_alluxio_masters()
         self.run_dataloads()
-        self.start_mpijobs()
+        self.run_launchers()
+        self.bind_jindo_datasets()
+        self.release_jindo_volumes()
+
+
+def launcher_output(job, fraction, pod):
+    """(stdout lines, training seconds) of mpirun running tf_cnn_benchmarks under Horovod: one
+    process per GPU, every rank printing its header, its own step lines (its local batch's rate)
+    at step 1 and every DISPLAY_EVERY steps, and its job-wide total; the job-wide rates follow
+    seed 003's tables (NFS baseline, Fluid cold, Fluid warm by the cached fraction; 1x8 or 4x8),
+    scaled to the job's GPUs."""
+    meta, spec = job["metadata"], job["spec"]
+    workers = int(spec["mpiReplicaSpecs"].get("Worker", {}).get("replicas", 1))
+    ranks = max(1, workers) * int(spec.get("slotsPerWorker", 8))
+    table = SEED_THROUGHPUT[4 if workers >= 4 else 1]
+    scale = ranks / (32.0 if workers >= 4 else 8.0)
+    if fraction is None:
+        at_1000, at_last = table["nfs"]
+    else:
+        at_1000, at_last = [cold + (warm - cold) * fraction for cold, warm in zip(table["cold"], table["warm"])]
+    at_1000, at_last = at_1000 * scale, at_last * scale
+    global_batch = BATCH_PER_GPU * ranks
+    num_batches = (EPOCHS * IMAGENET_IMAGES + global_batch - 1) // global_batch
+    command = " ".join(c for container in pod.spec.containers for c in (container.command or []) + (container.args or []))
+    tagged = "--tag-output" in command
+    rng = random.Random(meta["uid"])
+    rank_bias = [rng.uniform(0.985, 1.015) for _ in range(ranks)]
+
+    def job_rate(step):
+        """The job-wide running mean at a step: a slow start weighs less as the steps add up."""
+        if step >= 1000:
+            return at_last + (at_1000 - at_last) * 1000.0 * (num_batches - step) / (step * (num_batches - 1000) or 1)
+        return at_1000 * (0.8 + 0.2 * step / 1000.0)
+
+    per_rank = {r: [] for r in range(ranks)}
+    devices = "[" + ", ".join("'horovod/gpu:%d'" % i for i in range(ranks)) + "]"
+    for rank in range(ranks):
+        per_rank[rank] += ["TensorFlow:  1.14",
+                           "Model:       resnet50", "Dataset:     imagenet", "Mode:        training", "SingleSess:  False",
+                           "Batch size:  %d global" % global_batch, "             %d per device" % BATCH_PER_GPU,
+                           "Num batches: %d" % num_batches, "Num epochs:  %.2f" % (num_batches * global_batch / float(IMAGENET_IMAGES)),
+                           "Devices:     " + devices, "NUMA bind:   False", "Data format: NCHW", "Optimizer:   sgd",
+                           "Variables:   horovod", "==========", "Generating training model", "Initializing graph",
+                           "Running warm up", "Done warm up", "Step\tImg/sec\ttotal_loss"]
+    steps = [1] + list(range(DISPLAY_EVERY, num_batches + 1, DISPLAY_EVERY))
+    for step in steps:
+        mean = job_rate(step) / ranks
+        for rank in range(ranks):
+            ips = mean * rank_bias[rank] * rng.uniform(0.998, 1.002)
+            loss = max(1.2, 8.0 - step * 6.8 / num_batches) + rng.uniform(-0.02, 0.02)
+            per_rank[rank].append("%i\timages/sec: %.1f +/- %.1f (jitter = %.1f)\t%.3f" % (
+                step, ips, 0.0 if step == 1 else ips * 0.002, 0.0 if step == 1 else ips * 0.01, loss))
+    total = job_rate(num_batches) * 0.995  # the loop's wall time also counts what happens between steps
+    for rank in range(ranks):
+        per_rank[rank] += ["-" * 64, "total images/sec: %.2f" % (total * rng.uniform(0.998, 1.002)), "-" * 64]
+    # The launch script's evaluation run (--eval): its own header, per-rank accuracy.
+    top5 = table["top5"][0 if fraction is None else (1 if fraction < 0.5 else 2)]
+    for rank in range(ranks):
+        per_rank[rank] += ["Mode:        evaluation", "Accuracy @ 1 = %.4f Accuracy @ 5 = %.4f [%d examples]" % (
+            rng.uniform(0.745, 0.755), top5 + rng.uniform(-0.0004, 0.0004), (50000 + ranks - 1) // ranks)]
+    banner = ["SIMULATED by the fluidops local cluster: no GPU and no TensorFlow ran."]  # the launch script's echo
+    return banner + interleave(per_rank, tagged, rng), num_batches * global_batch / total
+
+
+def interleave(per_rank, tagged, rng):
+    """The ranks' lines as mpirun writes them: in arrival order (a random rank next), each tagged
+    `[1,<rank>]<stdout>:` with --tag-output; now and then a line is split across two chunks, and
+    another rank's chunk lands between the halves (OpenMPI 4's iof_base_output.c adds no newline)."""
+    queues = {rank: list(lines) for rank, lines in per_rank.items()}
+    out, split = [], None  # split: (rank, the first half on the current physical line, the second half)
+    while queues:
+        # A rank's own bytes keep their order: after a split, another rank's chunk comes next.
+        choices = [r for r in queues if split is None or r != split[0]] or list(queues)
+        rank = rng.choice(choices)
+        line = queues[rank].pop(0)
+        if not queues[rank]:
+            del queues[rank]
+        prefix = "[1,%d]<stdout>:" % rank if tagged else ""
+        if split is None and tagged and "images/sec" in line and rng.random() < 0.01 and len(queues) > 1:
+            cut = rng.randint(4, len(line) - 2)
+            split = (rank, prefix + line[:cut], "[1,%d]<stdout>:%s" % (rank, line[cut:]))
+            continue
+        if split is not None:
+            out += [split[1] + prefix + line, split[2]]
+            split = None
+        else:
+            out.append(prefix + line)
+    if split is not None:
+        out += [split[1], split[2]]
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument("--log-dir", required=True, help="where the simulated launcher logs are written")
+    parser.add_argument("--state-dir", required=True, help="where the simulated programs keep their state and logs")
     parser.add_argument("--interval", type=float, default=1.0)
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    os.makedirs(args.log_dir, exist_ok=True)
-    simulator = Simulator(config.new_client_from_config(config_file=args.kubeconfig), args.log_dir)
+    os.makedirs(args.state_dir, exist_ok=True)
+    simulator = Simulator(config.new_client_from_config(config_file=args.kubeconfig), args.state_dir)
     while True:
         try:
             simulator.step()

@@ -29,8 +29,20 @@ def test_seed_003_dataset_over_a_pvc():
                        "metadata": {"name": "fluid-imagenet", "namespace": "default"},
                        "spec": {"mounts": [{"mountPoint": "pvc://nfs-imagenet", "name": "nfs-imagenet"}], "nodeAffinity": V100_AFFINITY}}
     assert runtime["kind"] == "AlluxioRuntime"
+    # volumeType: Fluid's default, which its controller writes into the level (said here, so a second run changes nothing).
     assert runtime["spec"] == {"replicas": 4, "data": {"replicas": 1}, "tieredstore": {"levels": [
-        {"mediumtype": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.99", "low": "0.8"}]}}
+        {"mediumtype": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.99", "low": "0.8",
+         "volumeType": "hostPath"}]}}
+
+
+def test_the_runtime_pods_tolerate_the_gpu_nodes_taints():
+    taints = [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]
+    dataset, _ = build_dataset(pvc_dataset(), 0, dict(CONTEXT, tolerations=taints))["manifests"]
+    assert dataset["spec"]["tolerations"] == [
+        {"operator": "Equal", "key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]
+    # An item's own list replaces the nodes' taints; an empty one asks for none.
+    dataset, _ = build_dataset(dict(pvc_dataset(), tolerations=[]), 0, dict(CONTEXT, tolerations=taints))["manifests"]
+    assert "tolerations" not in dataset["spec"]
 
 
 def test_oss_keys_from_a_secret_become_encrypt_options():

@@ -168,12 +168,22 @@ def test_check_mode_creates_nothing_and_never_waits(monkeypatch):
 def test_a_failed_dataload_fails_with_its_conditions(monkeypatch):
     cluster = FakeCluster([fixture("dataset-bound-empty")], events={"DataLoad": [
         ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Failed", "conditions": [
-            {"type": "Failed", "status": "True", "reason": "DataLoadJobFailed",
-             "message": "target path /tain does not exist in the under file system"}]}})]})
+            # Fluid v1.0.8 copies the loader Job's condition (pkg/ddc/base/operation_status_handler).
+            {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+             "message": "Job has reached the specified backoff limit"}]}})]})
     outcome = run(fluid_dataload, dict(WARMUP, targets=[{"path": "/tain"}]), cluster, monkeypatch)
     assert isinstance(outcome, Failed)
-    assert outcome.result["msg"] == ("DataLoad default/imagenet-warmup Failed: DataLoadJobFailed: "
-                                     "target path /tain does not exist in the under file system")
+    assert outcome.result["msg"] == ("DataLoad default/imagenet-warmup Failed: BackoffLimitExceeded: "
+                                     "Job has reached the specified backoff limit")
+
+
+def test_the_loader_pod_tolerates_the_gpu_nodes_taints(monkeypatch):
+    cluster = FakeCluster([fixture("dataset-bound-full")])
+    taints = [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}, {"key": "gpu", "effect": "NoExecute"}]
+    run(fluid_dataload, dict(WARMUP, tolerations=taints, wait=False), cluster, monkeypatch)
+    assert cluster.objects[("DataLoad", "default", "imagenet-warmup")]["spec"]["tolerations"] == [
+        {"operator": "Equal", "key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"},
+        {"operator": "Exists", "key": "gpu", "effect": "NoExecute"}]
 
 
 def test_complete_below_the_threshold_fails(monkeypatch):
