@@ -46,7 +46,7 @@ import re
 
 # kubectl logs --timestamps / a kubelet's CRI log line: "<RFC 3339 time> " at a physical line start.
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:\d\d) (?:std(?:out|err) [FP] )?")
-_TAG = re.compile(r"\[(?P<job>\d+),(?P<rank>\d+)\]<(?P<stream>stdout|stderr|stddiag)>: ?")
+_TAG = re.compile(r"\[(?P<job>\d+),(?P<rank>\d+)\]<(?P<stream>stdout|stderr|stddiag)>:")
 _STEP = re.compile(r"^(?P<step>\d+)\timages/sec: (?P<ips>\d+\.\d) \+/- \d+\.\d \(jitter = \d+\.\d\)\t-?(?:\d+\.\d{3}|nan|inf)"
                    r"(?:\t\d+\.\d{3}\t\d+\.\d{3})?$")
 _TOTAL = re.compile(r"^total images/sec: (?P<ips>\d+\.\d\d)$")
@@ -77,7 +77,10 @@ def _lines(text):
             if tag.group("stream") != "stdout":
                 continue
             rank = int(tag.group("rank"))
-            joined = pending.pop(rank, "") + piece
+            if rank in pending:  # the rest of a split line, byte for byte
+                joined = pending.pop(rank) + piece
+            else:  # a line's start: OpenMPI 5 puts a space after the tag
+                joined = piece[1:] if piece.startswith(" ") else piece
             if last and ended:
                 yield rank, joined
             else:  # cut by another rank's chunk, or by the end of the log: the rest may follow

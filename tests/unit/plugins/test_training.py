@@ -41,6 +41,18 @@ def test_tagged_ranks_are_summed_each_once_and_split_lines_joined():
     assert result["estimated_seconds"] == round(300 * 2048 / result["total_images_per_sec"], 1)
 
 
+def test_a_fragment_that_starts_with_a_space_is_joined_byte_for_byte():
+    # OpenMPI 4 tags each fragment with no space after the colon; the fragment's own space stays.
+    text = ("[1,0]<stdout>:100\timages/sec: 650.1 +/-[1,1]<stdout>:100\timages/sec: 651.0 +/- 1.2 (jitter = 8.4)\t6.001\n"
+            "[1,0]<stdout>: 1.2 (jitter = 8.4)\t6.000\n")
+    steps = parse(text)["steps"]
+    assert [(s["step"], s["images_per_sec"], s["ranks_read"]) for s in steps] == [(100, 1301.1, 2)]
+    # OpenMPI 5 puts a space after every tag and never splits a line.
+    ompi5 = ("[1,1]<stdout>: 100\timages/sec: 651.0 +/- 1.2 (jitter = 8.4)\t6.001\n"
+             "[1,0]<stdout>: 100\timages/sec: 650.1 +/- 1.2 (jitter = 8.4)\t6.000\n")
+    assert parse(ompi5)["steps"] == steps
+
+
 def test_a_rank_rate_is_not_the_jobs():
     # The bug this reader had: rank 0's 640.1 reported as the job's rate.
     result = tf_cnn_benchmarks_log(log("tagged-2x4-interleaved.log"), 100)

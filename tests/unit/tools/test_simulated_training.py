@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse, summary
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "localcluster"))
 import simulator  # noqa: E402  pylint: disable=wrong-import-position
@@ -42,10 +42,10 @@ def test_the_ranks_sum_to_the_seeds_job_wide_figures(workers, fraction, step_100
     assert seconds == pytest.approx(result["last_step"] * 256 * workers * 8 / result["total_images_per_sec"], rel=0.02)
 
 
-def test_tagged_output_has_split_lines_that_the_reader_joins():
-    lines, _ = simulator.launcher_output(job(4, uid="split"), 1.0, launcher(["mpirun", "--tag-output"]))
+@pytest.mark.parametrize("uid", ["split", "u0", "u1", "u2", "u3"])
+def test_tagged_output_has_split_lines_that_the_reader_joins(uid):
+    lines, _ = simulator.launcher_output(job(4, uid=uid), None, launcher(["mpirun", "--tag-output"]))
     spliced = [line for line in lines if line.count("<stdout>:") == 2]
     assert spliced, "no line was split across chunks"
     text = "\n".join(lines)
-    steps = summary(text, 1000)
-    assert steps["ranks_read_at_step"] == 32 and steps["ranks_read_at_last_step"] == 32
+    assert {step["ranks_read"] for step in parse(text)["steps"]} == {32}
