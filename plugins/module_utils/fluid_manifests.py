@@ -170,9 +170,11 @@ def _runtime(runtime, where, meta, context, warnings):
              % (where, replicas, context["gpu_node_count"]))
     tiers = runtime.get("tiers") or []
     _require(tiers, "%s.tiers is empty: give at least one tier (medium, path, quota)" % where)
-    # Fluid's controller writes its default volumeType (hostPath) into each level; a level
-    # without it would be put back on every run (a CRD list is replaced whole), so say it here.
-    levels = [dict({"volumeType": "hostPath"}, **build_tier(t, "%s.tiers[%d]" % (where, i))) for i, t in enumerate(tiers)]
+    # Fluid's controller writes each level back as its Go struct (api/v1alpha1 Level): the default
+    # volumeType hostPath and an empty volumeSource. A level without them would be put back on
+    # every run (a CRD's list is replaced whole), so the manifest says them too.
+    levels = [dict({"volumeType": "hostPath", "volumeSource": {}}, **build_tier(t, "%s.tiers[%d]" % (where, i)))
+              for i, t in enumerate(tiers)]
     properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".profile")
     spec = {"replicas": replicas}
     if kind == "alluxio":

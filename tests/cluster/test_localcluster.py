@@ -93,9 +93,13 @@ def test_real_fluid_controllers_bind_a_dataset_once_its_alluxio_runtime_is_ready
     create(api, "alluxioruntimes", {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "sim-imagenet"},
         "spec": {"replicas": 4, "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "100Gi"}]}}})
-    # Fluid's runtime controller requeues every 20 s while the master and then the workers start.
-    status = wait_until(lambda: get(api, "datasets", "sim-imagenet").get("status", {}).get("phase") == "Bound"
-                        and get(api, "datasets", "sim-imagenet")["status"], seconds=240)
+    # Fluid's runtime controller requeues every 20 s while the master and then the workers start;
+    # the cache states follow the phase in a later update.
+    def bound_with_cache_states():
+        status = get(api, "datasets", "sim-imagenet").get("status") or {}
+        return status if status.get("phase") == "Bound" and (status.get("cacheStates") or {}).get("cacheCapacity") else None
+
+    status = wait_until(bound_with_cache_states, seconds=240)
     assert status["cacheStates"]["cacheCapacity"] == "400.00GiB"  # 4 workers x 100Gi, from `alluxio fsadmin report`
     assert [c["reason"] for c in status["conditions"] if c["type"] == "Ready"] == ["DatasetReady"]
     runtime = get(api, "alluxioruntimes", "sim-imagenet")["status"]
@@ -116,7 +120,7 @@ def test_real_dataload_controller_runs_the_loader_job_while_the_cache_fills(api)
     seen = set()
 
     def complete():
-        seen.add(get(api, "datasets", "sim-imagenet")["status"]["cacheStates"].get("cachedPercentage"))
+        seen.add((get(api, "datasets", "sim-imagenet")["status"].get("cacheStates") or {}).get("cachedPercentage"))
         return get(api, "dataloads", "warmup").get("status", {}).get("phase") == "Complete"
 
     # The loader Job runs about 12 s; the DataLoad controller looks at it every 20 s.

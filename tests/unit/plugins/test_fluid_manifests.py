@@ -29,10 +29,10 @@ def test_seed_003_dataset_over_a_pvc():
                        "metadata": {"name": "fluid-imagenet", "namespace": "default"},
                        "spec": {"mounts": [{"mountPoint": "pvc://nfs-imagenet", "name": "nfs-imagenet"}], "nodeAffinity": V100_AFFINITY}}
     assert runtime["kind"] == "AlluxioRuntime"
-    # volumeType: Fluid's default, which its controller writes into the level (said here, so a second run changes nothing).
+    # volumeType and volumeSource: what Fluid's controller writes into the level (said here, so a second run changes nothing).
     assert runtime["spec"] == {"replicas": 4, "data": {"replicas": 1}, "tieredstore": {"levels": [
         {"mediumtype": "SSD", "path": "/var/lib/docker/alluxio", "quota": "150Gi", "high": "0.99", "low": "0.8",
-         "volumeType": "hostPath"}]}}
+         "volumeType": "hostPath", "volumeSource": {}}]}}
 
 
 def test_the_runtime_pods_tolerate_the_gpu_nodes_taints():
