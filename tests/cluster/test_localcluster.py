@@ -107,8 +107,13 @@ def test_real_fluid_controllers_bind_a_dataset_once_its_alluxio_runtime_is_ready
     # The real objects behind it: the Helm release's StatefulSets, the PV/PVC the controller makes.
     apps = client.AppsV1Api(api)
     assert apps.read_namespaced_stateful_set("sim-imagenet-worker", "default").status.ready_replicas == 4
-    claim = client.CoreV1Api(api).read_namespaced_persistent_volume_claim("sim-imagenet", "default")
-    assert claim.spec.volume_name == "default-sim-imagenet"
+    # The controller makes the volume after the setup that bound the dataset.
+    def claim():
+        claims = client.CoreV1Api(api).list_namespaced_persistent_volume_claim(
+            "default", field_selector="metadata.name=sim-imagenet").items
+        return claims[0] if claims else None
+
+    assert wait_until(claim, seconds=60).spec.volume_name == "default-sim-imagenet"
     # ufsTotal from `alluxio fs count /` in the metadata sync: the simulated ImageNet.
     wait_until(lambda: get(api, "datasets", "sim-imagenet")["status"].get("ufsTotal") == "143.67GiB", seconds=120)
     assert get(api, "datasets", "no-runtime")["status"]["phase"] == "NotBound"
