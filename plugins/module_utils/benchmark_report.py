@@ -50,7 +50,8 @@ def markdown(title, runs, step):
     lines = ["# %s" % title, ""]
     if simulated(runs):
         lines += ["SIMULATED: these runs come from the fluidops local cluster (simulated kubelets and training; no GPU ran).",
-                  "Throughput follows the seeds' tables; training times are the simulated jobs' wall-clock times.", ""]
+                  "Throughput follows the seeds' tables; training times are the jobs' wall-clock times on the local cluster, "
+                  "where a simulated run lasts its log's training time divided by 1000.", ""]
     lines += ["Speeds are job-wide: the sum of the ranks' images/sec at that step (tf_cnn_benchmarks prints each rank's own "
               "rate under Horovod), as in the seeds' tables.", ""]
     lines += ["| | %s |" % " | ".join(run["label"] for run in runs), "|---|" + "---|" * len(runs)]
