@@ -137,8 +137,7 @@ class Simulator:
             if not dataset:
                 continue
             replicas = int(spec.get("replicas") or 1)
-            tiers = [{"medium": level.get("mediumtype", "MEM"),
-                      "bytes": sum(parse_bytes(q) for q in [level.get("quota", "0")]) * replicas}
+            tiers = [{"medium": level.get("mediumtype", "MEM"), "bytes": parse_bytes(level.get("quota", "0")) * replicas}
                      for level in (spec.get("tieredstore") or {}).get("levels", [])]
             state = self.read_state(namespace, name) or {}
             if state.get("uid") != meta["uid"]:  # a new runtime of the same name starts empty
