@@ -82,6 +82,11 @@ class FluidClient(object):
         self.calls.append(("delete", kind, namespace, name))
         return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace)
 
+    def newest_pod(self, namespace, label_selector):
+        """The most recently created pod with these labels (a Job's latest attempt), or None."""
+        pods, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        return max(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "") if pods else None
+
     def pod_log(self, name, namespace, container=None, tail_lines=None):
         """A pod's log as text (kubectl logs)."""
         from kubernetes.client import CoreV1Api

@@ -234,10 +234,9 @@ def loader_log_tail(client, name, namespace, lines=5):
     """``; loader pod P's last lines: ...`` from the newest pod of the DataLoad's loader Job (Fluid's
     fluid-dataloader chart labels them release=<name>-loader, role=dataload-pod), or ""."""
     try:
-        pods, _ = client.list("Pod", namespace, api_version="v1", label_selector="release=%s-loader,role=dataload-pod" % name)
-        if not pods:
+        pod = client.newest_pod(namespace, "release=%s-loader,role=dataload-pod" % name)
+        if pod is None:
             return ""
-        pod = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "")[-1]
         text = client.pod_log(pod["metadata"]["name"], namespace, tail_lines=lines) or ""
     except ApiException:
         return ""  # the log is a hint; the conditions above are the answer

@@ -163,11 +163,9 @@ def duration(job):
 
 def launcher_log(client, name, namespace):
     """(launcher pod name, its log) or (None, None) before the launcher exists."""
-    pods, _ = client.list("Pod", namespace, api_version="v1",
-                          label_selector="training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % name)
-    if not pods:
+    pod = client.newest_pod(namespace, "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % name)
+    if pod is None:
         return None, None
-    pod = sorted(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "")[-1]
     if (pod.get("status") or {}).get("phase") == "Pending":
         return pod["metadata"]["name"], None
     container = pod["spec"]["containers"][0]["name"]

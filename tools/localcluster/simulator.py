@@ -144,8 +144,9 @@ class Simulator:
                 state = {"uid": meta["uid"], "used": 0, "started": time.time()}
             mounts = [{"ufs": m["mountPoint"], "path": m.get("path") or "/" + m.get("name", "")}
                       for m in dataset["spec"].get("mounts", [])]
-            state.update(name=name, tiers=tiers, capacity=sum(t["bytes"] for t in tiers), workers=replicas, mounts=mounts)
-            self.write_state(namespace, name, state)
+            wanted = dict(state, name=name, tiers=tiers, capacity=sum(t["bytes"] for t in tiers), workers=replicas, mounts=mounts)
+            if wanted != state or not os.path.exists(self.state_path(namespace, name)):  # the loader writes it too
+                self.write_state(namespace, name, wanted)
             pod_name = name + "-master-0"
             try:
                 pod = self.core.read_namespaced_pod(pod_name, namespace)
@@ -176,7 +177,7 @@ class Simulator:
             program = self.programs.get(pod.metadata.uid)
             if program is None:
                 state = self.read_state(namespace, dataset)
-                missing = [p for p in paths if self.alluxio(namespace, dataset, "fs", "ls", p) != 0]
+                missing = [p for p in paths if self.alluxio(namespace, dataset, "fs", "ls", p)[0] != 0]
                 if state is None or missing:
                     # alluxio_dataload.sh (charts/fluid-dataloader/alluxio/templates/configmap.yaml)
                     self.serve_log(pod, ["%s does not exist" % p for p in missing] + ["dataLoad failed because some paths not exist."])
@@ -196,13 +197,14 @@ class Simulator:
                 LOG.info("dataload pod %s/%s: %s cached, exit 0", namespace, pod.metadata.name, format_bytes(state["used"]))
 
     def alluxio(self, namespace, dataset, *args):
+        """The simulated master's CLI, as the loader's script runs it: (exit code, stdout)."""
         env = dict(os.environ, FLUIDOPS_ALLUXIO_STATE=self.state_path(namespace, dataset))
-        return subprocess.run([ALLUXIO_CLI, *args], env=env, capture_output=True, check=False).returncode
+        done = subprocess.run([ALLUXIO_CLI, *args], env=env, capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout
 
     def path_bytes(self, namespace, dataset, path):
-        env = dict(os.environ, FLUIDOPS_ALLUXIO_STATE=self.state_path(namespace, dataset))
-        out = subprocess.run([ALLUXIO_CLI, "fs", "count", path], env=env, capture_output=True, text=True, check=False).stdout
-        return int(out.splitlines()[1].split()[2]) if out.count("\n") >= 2 else 0
+        code, out = self.alluxio(namespace, dataset, "fs", "count", path)
+        return int(out.splitlines()[1].split()[2]) if code == 0 else 0
 
     # -- the training program ----------------------------------------------------------------
     def run_launchers(self):
