@@ -8,7 +8,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 python=${FLUIDOPS_PYTHON:-python3}
-system_packages=(podman runc debootstrap uidmap slirp4netns)
+# openjdk-17-jre-headless and curl: tools/alluxio fetches Alluxio's jars from Maven Central and runs them.
+system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jre-headless curl)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 

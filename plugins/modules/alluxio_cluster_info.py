@@ -16,8 +16,8 @@ description:
   - For the standalone Alluxio chart (seed 004, role C(fluidops.accel.alluxio)). Returns the capacity and used
     bytes in all and per tier, and the live and lost workers.
   - With I(source=rest) it reads the master's REST API C(/api/v1/master/info) through the Kubernetes API
-    server's service proxy; with I(source=fsadmin) it runs C(alluxio fsadmin report) in the master pod and
-    parses the summary.
+    server's service proxy, or straight from I(master_url); with I(source=fsadmin) it runs
+    C(alluxio fsadmin report) in the master pod and parses the summary.
   - With I(client_cache), it also reads the metrics of every FUSE pod (C(/metrics/json/) on the FUSE web port,
     which needs C(alluxio.fuse.web.enabled=true)) and returns the client page cache's hit rate and the bytes
     read from the cache and from outside it.
@@ -42,6 +42,20 @@ options:
     description: The master's web port (the chart's C(master.ports.web)).
     type: int
     default: 19999
+  master_url:
+    description:
+      - The master's web address, such as C(http://10.0.0.5:19999), read directly instead of through the API
+        server's proxy (which cannot reach masters on the host network behind some proxies' rules, or from
+        outside the cluster).
+      - Only with I(source=rest).
+    type: str
+  fuse_urls:
+    description:
+      - With I(client_cache), the FUSE processes' web addresses (C(http://<node>:49999)) to read directly
+        instead of the FUSE pods through the API server's proxy.
+    type: list
+    elements: str
+    default: []
   client_cache:
     description: Also read the client page cache metrics from the FUSE pods.
     type: bool
@@ -109,6 +123,8 @@ source:
 import copy
 import json
 
+from ansible.module_utils.urls import open_url
+
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import (
     ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info)
 from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
@@ -132,6 +148,8 @@ def argspec():
         namespace=dict(type="str", default="alluxio"),
         source=dict(type="str", choices=["rest", "fsadmin"], default="rest"),
         master_web_port=dict(type="int", default=19999),
+        master_url=dict(type="str"),
+        fuse_urls=dict(type="list", elements="str", default=[]),
         client_cache=dict(type="bool", default=False),
         fuse_web_port=dict(type="int", default=49999),
     )
@@ -145,12 +163,25 @@ def proxy_get(core, namespace, target, path):
     return call(name, namespace, path.lstrip("/"), _preload_content=False).data.decode("utf-8")
 
 
+def direct_get(url, path):
+    """GET from an Alluxio web server's own address; a failure names the address."""
+    address = url.rstrip("/") + "/" + path.lstrip("/")
+    try:
+        return open_url(address, timeout=30).read().decode("utf-8")
+    except Exception as exc:  # urllib's and Ansible's errors: each says what failed
+        raise ReportError("cannot read %s: %s" % (address, exc))
+
+
 def read_cluster(module, core):
     params = module.params
     master = "%s-master-0" % params["release"]
     if params["source"] == "rest":
-        target = "services/%s:%d" % (master, params["master_web_port"])
-        text = proxy_get(core, params["namespace"], target, "api/v1/master/info")
+        if params["master_url"]:
+            target = params["master_url"].rstrip("/")
+            text = direct_get(target, "api/v1/master/info")
+        else:
+            target = "services/%s:%d" % (master, params["master_web_port"])
+            text = proxy_get(core, params["namespace"], target, "api/v1/master/info")
         try:
             return parse_master_info(json.loads(text)), "GET %s/api/v1/master/info" % target
         except ValueError as exc:
@@ -162,6 +193,9 @@ def read_cluster(module, core):
 
 def read_client_cache(module, core):
     params = module.params
+    if params["fuse_urls"]:
+        documents = [json.loads(direct_get(url, "metrics/json/")) for url in params["fuse_urls"]]
+        return client_cache_metrics(documents), len(documents)
     pods = core.list_namespaced_pod(params["namespace"], label_selector="release=%s,role=alluxio-fuse" % params["release"]).items
     documents = []
     for pod in pods:
@@ -172,6 +206,9 @@ def read_client_cache(module, core):
 
 def main():
     module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    if module.params["master_url"] and module.params["source"] != "rest":
+        module.fail_json(msg="master_url=%s is only read with source=rest, not source=%s" % (
+            module.params["master_url"], module.params["source"]))
     try:
         core = CoreV1Api(get_api_client(module).client.client)
         report, source = read_cluster(module, core)

@@ -264,3 +264,36 @@ def test_alluxio_cluster_info_reads_the_master_through_the_service_proxy(monkeyp
     result = run(alluxio_cluster_info, {"namespace": "alluxio"}, Api(), monkeypatch).result
     assert calls == [("alluxio-master-0:19999", "alluxio", "api/v1/master/info")]
     assert result["live_workers"] == 4 and result["tiers"]["MEM"]["total"] == 400 * 1024 ** 3
+
+
+def test_alluxio_cluster_info_refuses_master_url_with_fsadmin_before_any_call(monkeypatch):
+    class Core(object):
+        def __init__(self, api_client):
+            raise AssertionError("no API call expected")
+
+    class Api(object):
+        client = type("Dynamic", (), {"client": None})
+
+    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
+    outcome = run(alluxio_cluster_info, {"source": "fsadmin", "master_url": "http://10.0.0.5:19999"}, Api(), monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == "master_url=http://10.0.0.5:19999 is only read with source=rest, not source=fsadmin"
+
+
+def test_alluxio_cluster_info_names_the_master_url_it_cannot_read(monkeypatch):
+    class Core(object):
+        def __init__(self, api_client):
+            pass
+
+    class Api(object):
+        client = type("Dynamic", (), {"client": None})
+
+    def refuse(url, timeout):
+        raise OSError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
+    monkeypatch.setattr(alluxio_cluster_info, "open_url", refuse)
+    outcome = run(alluxio_cluster_info, {"master_url": "http://10.0.0.5:19999/"}, Api(), monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == ("Alluxio release alluxio in alluxio: cannot read http://10.0.0.5:19999/api/v1/master/info: "
+                                     "[Errno 111] Connection refused")
