@@ -194,14 +194,13 @@ def read_cluster(module, core):
 def read_client_cache(module, core):
     params = module.params
     if params["fuse_urls"]:
-        documents = [json.loads(direct_get(url, "metrics/json/")) for url in params["fuse_urls"]]
-        return client_cache_metrics(documents), len(documents)
-    pods = core.list_namespaced_pod(params["namespace"], label_selector="release=%s,role=alluxio-fuse" % params["release"]).items
-    documents = []
-    for pod in pods:
-        text = proxy_get(core, params["namespace"], "pods/%s:%d" % (pod.metadata.name, params["fuse_web_port"]), "metrics/json/")
-        documents.append(json.loads(text))
-    return client_cache_metrics(documents), len(pods)
+        texts = [direct_get(url, "metrics/json/") for url in params["fuse_urls"]]
+    else:
+        pods = core.list_namespaced_pod(params["namespace"], label_selector="release=%s,role=alluxio-fuse" % params["release"]).items
+        texts = [proxy_get(core, params["namespace"], "pods/%s:%d" % (pod.metadata.name, params["fuse_web_port"]), "metrics/json/")
+                 for pod in pods]
+    documents = [json.loads(text) for text in texts]
+    return client_cache_metrics(documents), len(documents)
 
 
 def main():
