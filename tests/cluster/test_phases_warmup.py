@@ -1,7 +1,7 @@
 """Warm-up and cache status against the local cluster: Fluid's real dataset, DataLoad and
-AlluxioRuntime controllers; the programs in their pods are simulated (tools/localcluster/
-simulator.py: the loader fills the simulated Alluxio cache over about 12 s, or exits 1 for a
-path not in the simulated ImageNet, as Fluid's loader script does)."""
+AlluxioRuntime controllers and a real Alluxio; the loader pod's script (Fluid's
+alluxio_dataload.sh) runs the real `alluxio fs distributedLoad` from this machine
+(tools/localcluster/simulator.py), over a local stand-in of the dataset's OSS bucket."""
 
 import json
 import re
@@ -29,9 +29,10 @@ def test_site_warms_the_cache_to_the_threshold_and_shows_it_rising(api, site_run
     assert returncode == 0, output[-3000:]
     # Progress lines while the DataLoad runs, each with the dataset's cached percentage.
     seen = [float(p) for p in re.findall(r"DataLoad imagenet-warmup Executing, dataset imagenet ([0-9.]+)% cached", output)]
-    # Rising while the loader runs; the DataLoad controller looks at the loader Job every 20 s, so
-    # the last lines may already show the full cache.
-    assert seen == sorted(seen) and len({p for p in seen if 0 < p < 100}) >= 2, output
+    # Rising while the loader runs. The script loads /imagenet/train, then /imagenet/validation, with
+    # four CLI runs between them (ls, setReplication, ls -R, distributedLoad), so the progress
+    # polled every 3 s shows the train part (32 of 36 MiB) before the whole.
+    assert seen == sorted(seen) and len({p for p in seen if 0 < p < 100}) >= 1, output
     assert "imagenet: DataLoad Complete" in folded(output)
     assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) >= 95
 
@@ -59,7 +60,8 @@ def test_status_prints_the_table_and_writes_json(api, tmp_path):
     report = tmp_path / "status.json"
     returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)})
     assert returncode == 0, output[-3000:]
-    assert re.search(r"imagenet\s+143\.67GiB\s+143\.67GiB\s+400\.00GiB\s+100\.0%\s+Bound", output), output
+    # The real master's figures: the stand-in bucket (36 MiB), all of it cached, two 1Gi workers.
+    assert re.search(r"imagenet\s+36\.00MiB\s+36\.00MiB\s+2\.00GiB\s+100\.0%\s+Bound", output), output
     # No fuse pod: Fluid starts one where the CSI plugin mounts the dataset, and no kubelet mounts here.
     assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", output), output
     datasets = {d["name"]: d for d in json.loads(report.read_text())["datasets"]}
@@ -91,10 +93,12 @@ def test_a_failing_dataload_fails_the_task_with_its_conditions(api, tmp_path):
         "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/imagenet/tain"}], "wait_timeout": 300}}])
     assert returncode != 0
     # The loader pod fails 4 times (the chart's backoffLimit 3, the Job controller's back-off), then
-    # Fluid copies the Job's condition; the module adds the loader's own words.
+    # Fluid copies the Job's condition; the module adds the loader's own words: the script's trace
+    # (set -x) of the real `alluxio fs ls` answer, and its message.
     assert ("DataLoad default/imagenet-typo Failed: BackoffLimitExceeded: Job has reached the specified backoff limit; "
             "loader pod imagenet-typo-loader-job-") in folded(output)
-    assert "/imagenet/tain does not exist | dataLoad failed because some paths not exist." in folded(output)
+    assert re.search(r"last lines: .*/imagenet/tain\S* does not exist.* \| dataLoad failed because some paths not exist\.",
+                     folded(output)), output
 
 
 def test_an_unknown_dataset_is_a_clear_error(api, tmp_path):

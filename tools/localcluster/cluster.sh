@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The local cluster: real etcd, kube-apiserver, kube-controller-manager and kube-scheduler,
 # Fluid's real dataset (+ DataLoad) and AlluxioRuntime controllers and mpi-operator, run out of
-# cluster; kwok simulating four V100 nodes' kubelets; simulator.py playing the programs those
-# pods would run (Alluxio master, DataLoad, training) and JindoRuntime; and four podman hosts
-# with the nodes' names for the OS-level roles.
+# cluster; kwok simulating four V100 nodes' kubelets; four podman hosts with the nodes' names for
+# the OS-level roles; a real Alluxio in two of them (alluxio.sh), which answers the controllers'
+# execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
+# master's UFS mounts, DataLoad's script, training) and JindoRuntime.
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state
 #   cluster.sh kubeconfig  print the kubeconfig path
@@ -148,9 +149,16 @@ NODE
   done | kubectl apply -f - >/dev/null
 }
 
+read_alluxio_client_env() {  # alluxio_env: KEY=VALUE words a client of the real Alluxio needs
+  local lines; lines=$("$here/alluxio.sh" env)
+  mapfile -t alluxio_env <<< "$lines"
+}
+
 start_kwok() {
-  # Execs into pods run on this machine with kwok's PATH: the simulated `alluxio` comes first.
-  start kwok env PATH="$here/simulated-alluxio:$PATH" \
+  # Execs into pods run on this machine with kwok's environment: `alluxio` is the real CLI
+  # (tools/alluxio/bin), a client of the real master alluxio.sh starts.
+  read_alluxio_client_env
+  start kwok env PATH="$repo/tools/alluxio/bin:$PATH" "${alluxio_env[@]}" \
     "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs --enable-crds Exec \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
@@ -161,7 +169,8 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
+  read_alluxio_client_env
+  start simulator env "${alluxio_env[@]}" "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
 }
@@ -203,13 +212,15 @@ nodes_ready() {
 }
 
 start_hosts() {
-  local image name
+  local image name mounts
   image=$("$repo/tools/hostimage/build.sh")
+  mounts=$("$here/alluxio.sh" mounts)  # the JDK, Alluxio's jars and its state
+  mapfile -t mounts <<< "$mounts"
   for name in "${nodes[@]}"; do
     if podman container exists "$name"; then
       podman start "$name" >/dev/null
     else
-      podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host "$image" >/dev/null
+      podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host "${mounts[@]}" "$image" >/dev/null
     fi
   done
 }
@@ -228,6 +239,7 @@ up() {
   start_controllers
   log "starting the node hosts (podman): ${nodes[*]}"
   start_hosts
+  "$here/alluxio.sh" up
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
 }
 
@@ -244,6 +256,7 @@ down() {
     fi
     rm -f "$run/pids/$name"
   done
+  [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" down
   for name in "${nodes[@]}"; do
     podman container exists "$name" && podman rm -f -t 0 "$name" >/dev/null
   done
@@ -259,6 +272,7 @@ status() {
   for name in "${nodes[@]}"; do
     echo "host $name: $(podman container inspect -f '{{.State.Status}}' "$name" 2>/dev/null || echo absent)"
   done
+  [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" status
 }
 
 show() {  # what the demo did: nodes, Helm releases, each host's cache mounts (reads only)

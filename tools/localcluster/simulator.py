@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """SIMULATED programs of the local cluster: what would run inside pods that kwok only pretends
-to run, and JindoRuntime. Fluid's dataset, DataLoad and AlluxioRuntime controllers and
-mpi-operator are the real programs (cluster.sh); this process plays:
+to run, and JindoRuntime. Fluid's dataset, DataLoad and AlluxioRuntime controllers,
+mpi-operator and Alluxio itself are the real programs (cluster.sh, alluxio.sh); this process:
 
-- the Alluxio master behind `<runtime>-master-0`: a kwok Exec object per master pod sends the
-  controllers' execs to simulated-alluxio/alluxio with the runtime's state file (capacity from
-  the runtime's tiers and workers; cache used, raised by the DataLoad program; UFS: ImageNet);
-- the DataLoad program (charts/fluid-dataloader/alluxio's loader pod): for each target path it
-  runs `alluxio fs ls` (missing: "dataLoad failed because some paths not exist.", exit 1) then
-  loads the paths into the cache over about LOAD_SECONDS, then exits 0;
+- routes the Alluxio master pods' execs to the real Alluxio: a kwok Exec object per master pod
+  runs the controllers' `alluxio ...` commands with the real CLI against the real master, which
+  all runtimes share; and plays the master's mount.sh (Fluid's startup probe): each mount.info
+  line is mounted from a local stand-in of its under-store (standin_tree), unmounted when the
+  runtime's master pod goes away, and then the job master, job workers and FUSE are
+  restarted, as a new runtime would get new ones (alluxio.sh renew-clients);
+- runs the DataLoad program: the loader pod's own alluxio_dataload.sh (Fluid's
+  charts/fluid-dataloader/alluxio) on this machine with the pod's environment, so the real
+  `alluxio fs distributedLoad` fills the real cache; its output is the pod's log, its exit code
+  the pod's;
 - the training program (the MPIJob launcher pod's mpirun of tf_cnn_benchmarks under Horovod):
   once the MPIJob is Running (all workers up, as mpirun needs) it writes the launcher's stdout
   as the real program prints it (rules in plugins/module_utils/tf_cnn_log.py: one process per
@@ -42,16 +46,16 @@ from ansible_collections.fluidops.accel.plugins.module_utils.quantity import for
 FLUID = ("data.fluid.io", "v1alpha1")
 MPI = ("kubeflow.org", "v2beta1")
 EXIT = "fluidops.local/exit-code"
-ALLUXIO_CLI = os.path.join(HERE, "simulated-alluxio", "alluxio")
+ALLUXIO_CLI = os.path.join(HERE, "..", "alluxio", "bin", "alluxio")
+ALLUXIO_SH = os.path.join(HERE, "alluxio.sh")
 GIB = 1024 ** 3
-IMAGENET_BYTES = 143.67 * GIB  # the simulated UFS under each mount (simulated-alluxio/alluxio)
+IMAGENET_BYTES = 143.67 * GIB  # ImageNet as TFRecords, what a simulated JindoRuntime reports
 # Seed 003's tables: job-wide images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
 SEED_THROUGHPUT = {
     1: {"nfs": (2400.8, 8696.8), "cold": (2378.4, 8692.8), "warm": (9327.6, 9301.6), "top5": (0.9282, 0.9286, 0.9285)},
     4: {"nfs": (3136.0, 15024.0), "cold": (8889.6, 20506.3), "warm": (20859.5, 21329.0), "top5": (0.9228, 0.9204, 0.9243)},
 }
 IMAGENET_IMAGES, EPOCHS, BATCH_PER_GPU, DISPLAY_EVERY = 1281167, 90, 256, 100
-LOAD_SECONDS = 12  # a full warm-up of the simulated ImageNet takes this long
 TIME_COMPRESSION = 1000.0  # simulated training seconds per wall-clock second
 LOG = logging.getLogger("simulator")
 
@@ -72,6 +76,8 @@ class Simulator:
         self.logs_dir = os.path.join(state_dir, "logs")
         os.makedirs(self.logs_dir, exist_ok=True)
         self.programs = {}  # pod uid -> what the simulated program needs between steps
+        self.mounted = {}  # (namespace, master pod) -> the Alluxio paths its mount.info mounted
+        self.renewing = None  # alluxio.sh renew-clients while it runs
 
     # -- helpers ---------------------------------------------------------------------------
     def get(self, group, namespace, plural, name):
@@ -111,100 +117,133 @@ class Simulator:
                 "metadata": {"name": pod.metadata.name, "namespace": pod.metadata.namespace, "ownerReferences": owner},
                 "spec": {"logs": [{"containers": [c.name for c in pod.spec.containers], "logsFile": path, "follow": False}]}})
 
-    # -- the Alluxio master ----------------------------------------------------------------
-    def state_path(self, namespace, name):
-        return os.path.join(self.state_dir, "alluxio-%s-%s.json" % (namespace, name))
-
-    def read_state(self, namespace, name):
-        try:
-            with open(self.state_path(namespace, name), encoding="utf-8") as handle:
-                return json.load(handle)
-        except (OSError, ValueError):
-            return None
-
-    def write_state(self, namespace, name, state):
-        path = self.state_path(namespace, name)
-        with open(path + ".tmp", "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
-        os.replace(path + ".tmp", path)
-
+    # -- the Alluxio master pods ------------------------------------------------------------
     def serve_alluxio_masters(self):
-        """A state file and a kwok Exec for the master pod of every AlluxioRuntime."""
-        for runtime in self.custom.list_cluster_custom_object(FLUID[0], FLUID[1], "alluxioruntimes")["items"]:
-            meta, spec = runtime["metadata"], runtime["spec"]
-            namespace, name = meta["namespace"], meta["name"]
-            dataset = self.get(FLUID, namespace, "datasets", name)
-            if not dataset:
+        """A kwok Exec for every Alluxio master pod (Fluid's `<runtime>-master-0` and the
+        standalone chart's): the execs run the real `alluxio` CLI against the real master
+        (kwok's environment, cluster.sh). A Fluid master's startup probe runs mount.sh, which
+        mounts the lines of its mount.info into Alluxio's namespace: played here, with each
+        under-store replaced by its local stand-in (the same URL always gets the same tree)."""
+        live = set()
+        for pod in self.core.list_pod_for_all_namespaces(label_selector="role=alluxio-master").items:
+            namespace, name = pod.metadata.namespace, pod.metadata.name
+            if pod.metadata.deletion_timestamp:
                 continue
-            replicas = int(spec.get("replicas") or 1)
-            tiers = [{"medium": level.get("mediumtype", "MEM"), "bytes": parse_bytes(level.get("quota", "0")) * replicas}
-                     for level in (spec.get("tieredstore") or {}).get("levels", [])]
-            state = self.read_state(namespace, name) or {}
-            if state.get("uid") != meta["uid"]:  # a new runtime of the same name starts empty
-                state = {"uid": meta["uid"], "used": 0, "started": time.time()}
-            mounts = [{"ufs": m["mountPoint"], "path": m.get("path") or "/" + m.get("name", "")}
-                      for m in dataset["spec"].get("mounts", [])]
-            wanted = dict(state, name=name, tiers=tiers, capacity=sum(t["bytes"] for t in tiers), workers=replicas, mounts=mounts)
-            if wanted != state or not os.path.exists(self.state_path(namespace, name)):  # the loader writes it too
-                self.write_state(namespace, name, wanted)
-            pod_name = name + "-master-0"
-            try:
-                pod = self.core.read_namespaced_pod(pod_name, namespace)
-            except ApiException as error:
-                if error.status == 404:
-                    continue
-                raise
-            if self.get(("kwok.x-k8s.io", "v1alpha1"), namespace, "execs", pod_name):
+            live.add((namespace, name))
+            if not self.get(("kwok.x-k8s.io", "v1alpha1"), namespace, "execs", name):
+                owner = [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod.metadata.uid}]
+                self.create_ignoring_conflict(
+                    self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", namespace, "execs", {
+                        "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Exec",
+                        "metadata": {"name": name, "namespace": namespace, "ownerReferences": owner},
+                        "spec": {"execs": [{"local": {}}]}})
+                LOG.info("alluxio master %s/%s: execs served by the real alluxio CLI", namespace, name)
+            release = (pod.metadata.labels or {}).get("release", "")
+            if (namespace, name) not in self.mounted and pod.status.phase == "Running" and not self.renewing_clients():
+                mounts = self.mount_info(namespace, release)
+                if mounts is not None and self.mount_standins(mounts):
+                    self.mounted[(namespace, name)] = [path for path, _ in mounts]
+        gone = [k for k in self.mounted if k not in live]
+        for key in gone:
+            self.unmount_unused(key, self.mounted.pop(key))
+        if gone:
+            self.renew_clients()
+
+    def mount_info(self, namespace, release):
+        """The (alluxio path, under-store URL) lines of a Fluid runtime's mount.info, or None for a
+        master without one (the standalone chart's)."""
+        try:
+            config = self.core.read_namespaced_config_map(release + "-mount-config", namespace)
+        except ApiException as error:
+            if error.status == 404:
+                return None
+            raise
+        lines = (config.data or {}).get("mount.info", "").splitlines()
+        return [tuple(line.split()[:2]) for line in lines if len(line.split()) >= 2]
+
+    def mount_standins(self, mounts):
+        """mount.sh's `alluxio fs mount` for every line not mounted yet; True once all are."""
+        code, table = self.alluxio("fs", "mount")
+        if code != 0:
+            return False  # the master is not up yet: the probe runs again
+        mounted = {fields[2] for fields in (line.split() for line in table.splitlines()) if len(fields) > 2}
+        for path, ufs in mounts:
+            if path in mounted:
                 continue
-            owner = [{"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod.metadata.uid}]
-            self.create_ignoring_conflict(
-                self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", namespace, "execs", {
-                    "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Exec",
-                    "metadata": {"name": pod_name, "namespace": namespace, "ownerReferences": owner},
-                    "spec": {"execs": [{"local": {"envs": [
-                        {"name": "FLUIDOPS_ALLUXIO_STATE", "value": self.state_path(namespace, name)}]}}]}})
-            LOG.info("alluxio master %s/%s: execs served by the simulated CLI", namespace, pod_name)
+            code, out = self.alluxio("fs", "mount", "--readonly", "--shared", path, standin_tree(ufs))
+            LOG.info("alluxio: mount %s for %s: %s", path, ufs, out.strip() or code)
+            if code != 0:
+                return False
+        return True
+
+    def unmount_unused(self, gone, paths):
+        """A master pod went away: its mounts leave Alluxio's namespace unless another runtime
+        still has them (all runtimes share the one real Alluxio here)."""
+        kept = {path for key, others in self.mounted.items() for path in others}
+        for path in paths:
+            if path not in kept:
+                code, out = self.alluxio("fs", "unmount", path)
+                LOG.info("alluxio: unmount %s (master %s/%s gone): %s", path, gone[0], gone[1], out.strip() or code)
+
+    def renew_clients(self):
+        """A new runtime gets new master, job worker and FUSE pods; the shared Alluxio's processes
+        that cache file metadata are restarted in the background, and no mount or DataLoad
+        starts until they are back."""
+        if self.renewing is not None:
+            self.renewing.wait()  # one renewal at a time
+        log = open(os.path.join(self.logs_dir, "renew-clients.log"), "a", encoding="utf-8")
+        self.renewing = subprocess.Popen([ALLUXIO_SH, "renew-clients"], stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+        LOG.info("alluxio: renewing the job master, job workers and FUSE")
+
+    def renewing_clients(self):
+        if self.renewing is None:
+            return False
+        code = self.renewing.poll()
+        if code is None:
+            return True
+        LOG.info("alluxio: job master, job workers and FUSE renewed: exit %d", code)
+        self.renewing = None
+        return False
+
+    def alluxio(self, *args):
+        """The real CLI, as a client of the real master: (exit code, stdout and stderr)."""
+        done = subprocess.run([ALLUXIO_CLI, *args], capture_output=True, text=True, check=False)
+        return done.returncode, done.stdout + done.stderr
 
     # -- the DataLoad program ----------------------------------------------------------------
     def run_dataloads(self):
+        """Fluid's loader pod runs its chart's alluxio_dataload.sh: here the script from the
+        pod's own ConfigMap runs on this machine with the pod's environment and the real CLI."""
         pods = self.core.list_pod_for_all_namespaces(label_selector="role=dataload-pod,app=alluxio").items
         for pod in pods:
             if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
                 continue
-            namespace, dataset = pod.metadata.namespace, pod.metadata.labels.get("targetDataset")
-            env = {e.name: e.value for c in pod.spec.containers for e in c.env or [] if e.value is not None}
-            paths = [p for p in env.get("DATA_PATH", "/").split(":") if p]
             program = self.programs.get(pod.metadata.uid)
             if program is None:
-                state = self.read_state(namespace, dataset)
-                missing = [p for p in paths if self.alluxio(namespace, dataset, "fs", "ls", p)[0] != 0]
-                if state is None or missing:
-                    # alluxio_dataload.sh (charts/fluid-dataloader/alluxio/templates/configmap.yaml)
-                    self.serve_log(pod, ["%s does not exist" % p for p in missing] + ["dataLoad failed because some paths not exist."])
-                    self.exit_program(pod, 1)
-                    LOG.info("dataload pod %s/%s: %s missing, exit 1", namespace, pod.metadata.name, ", ".join(missing))
-                    continue
-                wanted = sum(self.path_bytes(namespace, dataset, p) for p in paths)
-                goal = min(state["capacity"], state["used"] + wanted)
-                program = self.programs[pod.metadata.uid] = {"start": time.time(), "from": state["used"], "goal": goal}
-                self.serve_log(pod, ["distributedLoad %s (simulated)" % p for p in paths])
-            state = self.read_state(namespace, dataset)
-            fraction = min(1.0, (time.time() - program["start"]) / LOAD_SECONDS)
-            state["used"] = program["from"] + (program["goal"] - program["from"]) * fraction
-            self.write_state(namespace, dataset, state)
-            if fraction >= 1.0:
-                self.exit_program(pod, 0)
-                LOG.info("dataload pod %s/%s: %s cached, exit 0", namespace, pod.metadata.name, format_bytes(state["used"]))
+                if not self.renewing_clients():
+                    self.programs[pod.metadata.uid] = self.start_loader(pod)
+                continue
+            if program.poll() is None:
+                continue
+            output = program.stdout.read()
+            program.stdout.close()
+            self.serve_log(pod, output.splitlines())
+            self.exit_program(pod, program.returncode)
+            LOG.info("dataload pod %s/%s: exit %d", pod.metadata.namespace, pod.metadata.name, program.returncode)
 
-    def alluxio(self, namespace, dataset, *args):
-        """The simulated master's CLI, as the loader's script runs it: (exit code, stdout)."""
-        env = dict(os.environ, FLUIDOPS_ALLUXIO_STATE=self.state_path(namespace, dataset))
-        done = subprocess.run([ALLUXIO_CLI, *args], env=env, capture_output=True, text=True, check=False)
-        return done.returncode, done.stdout
-
-    def path_bytes(self, namespace, dataset, path):
-        code, out = self.alluxio(namespace, dataset, "fs", "count", path)
-        return int(out.splitlines()[1].split()[2]) if code == 0 else 0
+    def start_loader(self, pod):
+        container = pod.spec.containers[0]
+        env = dict(os.environ, **{e.name: e.value for e in container.env or [] if e.value is not None})
+        env["PATH"] = os.path.dirname(ALLUXIO_CLI) + os.pathsep + env.get("PATH", "")  # the image's alluxio
+        script_map = next(v.config_map.name for v in pod.spec.volumes if v.config_map)
+        script = self.core.read_namespaced_config_map(script_map, pod.metadata.namespace).data["dataloader.distributedLoad"]
+        path = os.path.join(self.logs_dir, "%s-%s.sh" % (pod.metadata.namespace, pod.metadata.name))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(script)
+        LOG.info("dataload pod %s/%s: alluxio_dataload.sh for %s", pod.metadata.namespace, pod.metadata.name, env.get("DATA_PATH"))
+        return subprocess.Popen(["bash", path], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                cwd=self.logs_dir, start_new_session=True)
 
     # -- the training program ----------------------------------------------------------------
     def run_launchers(self):
@@ -297,6 +336,25 @@ class Simulator:
         self.run_launchers()
         self.bind_jindo_datasets()
         self.release_jindo_volumes()
+
+
+def standin_tree(ufs):
+    """The local stand-in of an under-store URL the real Alluxio cannot reach (oss://, s3://...):
+    a directory of FLUIDOPS_ALLUXIO_STANDINS, the hosts' /standins, filled on first use with
+    ImageNet's layout as TFRecord shards at this machine's scale (train 64 x 512 KiB, validation
+    8 x 512 KiB; ImageNet's are 1024 + 128 shards of about 130 MB). Returns the path Alluxio mounts."""
+    scheme, _, rest = ufs.partition("://")
+    relative = os.path.join(scheme or "local", *[p for p in rest.split("/") if p not in ("", ".", "..")])
+    tree = os.path.join(os.environ["FLUIDOPS_ALLUXIO_STANDINS"], relative)
+    done = tree.rstrip("/") + ".complete"  # beside the tree, not in what Alluxio mounts
+    if not os.path.exists(done):
+        for split, shards in (("train", 64), ("validation", 8)):
+            os.makedirs(os.path.join(tree, split), exist_ok=True)
+            for index in range(shards):
+                with open(os.path.join(tree, split, "%s-%05d-of-%05d" % (split, index, shards)), "wb") as handle:
+                    handle.write(os.urandom(512 * 1024))
+        open(done, "w", encoding="utf-8").close()
+    return "/standins/" + relative
 
 
 def launcher_output(job, fraction, pod):
