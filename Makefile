@@ -17,7 +17,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit render-test integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render
+.PHONY: help deps host-image lint unit render-test integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -67,6 +67,10 @@ test: lint unit  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j3 render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 	@echo "make test: all checks passed"
+
+# A benchmark, not a test: about 15 minutes, with the local cluster down (it shares the cores).
+bench-datapath: host-image  ## the data path measured: ramfs, a throttled S3 store, Alluxio cold/warm, profiles, FUSE options
+	$(run) python tools/bench/datapath.py
 
 cluster-up: host-image  ## start the local cluster (builds its parts once; later starts take seconds)
 	@tools/localcluster/cluster.sh up

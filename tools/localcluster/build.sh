@@ -8,6 +8,8 @@
 #             Fluid's dataset controller (with the DataLoad controller) and AlluxioRuntime controller
 #   mpijob    the MPIJob CRD and mpi-operator's controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
+#   versitygw the S3 gateway of the data-path benchmark (tools/bench), only when named
+# build.sh [PART...] builds only those parts (and helm, which packages the charts); none: all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
@@ -15,6 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
 mkdir -p "$cache"
 export CGO_ENABLED=0
+parts=("$@")
+wants() { [ ${#parts[@]} -eq 0 ] || [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 log() { printf '[localcluster build] %s\n' "$*" >&2; }
 # Runs a long command, saying every 30 s that it still runs, then how long it took.
@@ -39,37 +43,41 @@ if [ "$(go_version_of k8s.io/kubernetes)" != "$KUBE_VERSION" ]; then
   exit 2
 fi
 
-# kube: keyed by the version and the hash of the wrapper module, so an edit rebuilds it.
-kube_key=$(cat "$here/kube/go.mod" "$here/kube/go.sum" "$here/kube/main.go" | sha256sum | cut -c1-10)
-kube_bin="$cache/kube-$KUBE_VERSION-$kube_key/kube"
-if [ ! -x "$kube_bin" ]; then
-  log "building kube $KUBE_VERSION (apiserver, controller-manager, scheduler, kubectl, etcd): first run only, 10-20 min on 2 cores"
-  minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
-  ldflags="-s -w"
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    # Without these /version reports v0.0.0-master and Helm charts comparing versions (Fluid's) break.
-    ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
-  done
-  (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" .)
-  mv "$kube_bin.part" "$kube_bin"
+if wants kube; then
+  # kube: keyed by the version and the hash of the wrapper module, so an edit rebuilds it.
+  kube_key=$(cat "$here/kube/go.mod" "$here/kube/go.sum" "$here/kube/main.go" | sha256sum | cut -c1-10)
+  kube_bin="$cache/kube-$KUBE_VERSION-$kube_key/kube"
+  if [ ! -x "$kube_bin" ]; then
+    log "building kube $KUBE_VERSION (apiserver, controller-manager, scheduler, kubectl, etcd): first run only, 10-20 min on 2 cores"
+    minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+    ldflags="-s -w"
+    for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      # Without these /version reports v0.0.0-master and Helm charts comparing versions (Fluid's) break.
+      ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+    done
+    (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" .)
+    mv "$kube_bin.part" "$kube_bin"
+  fi
+  ln -sfn "$kube_bin" "$cache/kube"
 fi
-ln -sfn "$kube_bin" "$cache/kube"
 
-kwok_bin="$cache/kwok-$KWOK_VERSION/kwok"
-if [ ! -x "$kwok_bin" ]; then
-  log "installing kwok $KWOK_VERSION"
-  GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+if wants kwok; then
+  kwok_bin="$cache/kwok-$KWOK_VERSION/kwok"
+  if [ ! -x "$kwok_bin" ]; then
+    log "installing kwok $KWOK_VERSION"
+    GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  fi
+  ln -sfn "$kwok_bin" "$cache/kwok"
+  if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_execs.yaml" ]; then
+    # kwok serves the simulated launcher logs through its Logs objects, and the execs into the
+    # Alluxio master pods (Fluid's controllers run `alluxio fsadmin report`...) through Exec ones.
+    src=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
+    mkdir -p "$cache/kwok-crds-$KWOK_VERSION"
+    cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$src/kustomize/crd/bases/kwok.x-k8s.io_execs.yaml" \
+      "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
+  fi
+  ln -sfn "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 fi
-ln -sfn "$kwok_bin" "$cache/kwok"
-if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_execs.yaml" ]; then
-  # kwok serves the simulated launcher logs through its Logs objects, and the execs into the
-  # Alluxio master pods (Fluid's controllers run `alluxio fsadmin report`...) through Exec ones.
-  src=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
-  mkdir -p "$cache/kwok-crds-$KWOK_VERSION"
-  cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$src/kustomize/crd/bases/kwok.x-k8s.io_execs.yaml" \
-    "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
-fi
-ln -sfn "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 
 helm_bin="$cache/helm-$HELM_VERSION/helm"
 if [ ! -x "$helm_bin" ]; then
@@ -80,24 +88,26 @@ if [ ! -x "$helm_bin" ]; then
 fi
 ln -sfn "$helm_bin" "$cache/helm"
 
-fluid_dir="$cache/fluid-$FLUID_VERSION"
-if [ ! -f "$fluid_dir/.complete-all-dependencies" ]; then
-  log "fetching the Fluid $FLUID_VERSION chart and CRDs from its Go module"
-  src=$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")
-  rm -rf "$fluid_dir" && mkdir -p "$fluid_dir"
-  cp -r "$src/charts/." "$fluid_dir/charts" && chmod -R u+w "$fluid_dir"
-  # Module zips drop symlinks: every chart with a file:// dependency (the engine charts, the
-  # DataLoad/backup/migrate/process charts one level deeper) had charts/<name> linked to it.
-  find "$fluid_dir/charts" -name Chart.yaml | while read -r chart_file; do
-    chart=$(dirname "$chart_file")
-    sed -n 's/^ *repository: *"\{0,1\}file:\/\/\([^"]*\)"\{0,1\} *$/\1/p' "$chart_file" | while read -r dependency; do
-      mkdir -p "$chart/charts" && cp -r "$chart/$dependency" "$chart/charts/$(basename "$dependency")"
+if wants fluid; then
+  fluid_dir="$cache/fluid-$FLUID_VERSION"
+  if [ ! -f "$fluid_dir/.complete-all-dependencies" ]; then
+    log "fetching the Fluid $FLUID_VERSION chart and CRDs from its Go module"
+    src=$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")
+    rm -rf "$fluid_dir" && mkdir -p "$fluid_dir"
+    cp -r "$src/charts/." "$fluid_dir/charts" && chmod -R u+w "$fluid_dir"
+    # Module zips drop symlinks: every chart with a file:// dependency (the engine charts, the
+    # DataLoad/backup/migrate/process charts one level deeper) had charts/<name> linked to it.
+    find "$fluid_dir/charts" -name Chart.yaml | while read -r chart_file; do
+      chart=$(dirname "$chart_file")
+      sed -n 's/^ *repository: *"\{0,1\}file:\/\/\([^"]*\)"\{0,1\} *$/\1/p' "$chart_file" | while read -r dependency; do
+        mkdir -p "$chart/charts" && cp -r "$chart/$dependency" "$chart/charts/$(basename "$dependency")"
+      done
     done
-  done
-  "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
-  touch "$fluid_dir/.complete-all-dependencies"
+    "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
+    touch "$fluid_dir/.complete-all-dependencies"
+  fi
+  ln -sfn "$fluid_dir" "$cache/fluid"
 fi
-ln -sfn "$fluid_dir" "$cache/fluid"
 
 # Go programs of modules with replace lines cannot be go-installed: build them from a writable
 # copy of the downloaded module, resolving its requirements with -mod=mod (its vendor/ holds only
@@ -114,35 +124,50 @@ go_build_module() {
   rm -rf "$work"
 }
 
-fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
-if [ ! -x "$fluid_bin/alluxioruntime-controller" ]; then
-  log "building Fluid $FLUID_VERSION's dataset and AlluxioRuntime controllers: first run only, 3-7 min on 2 cores"
-  mkdir -p "$fluid_bin"
-  go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" \
-    dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
+if wants fluid; then
+  fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
+  if [ ! -x "$fluid_bin/alluxioruntime-controller" ]; then
+    log "building Fluid $FLUID_VERSION's dataset and AlluxioRuntime controllers: first run only, 3-7 min on 2 cores"
+    mkdir -p "$fluid_bin"
+    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" \
+      dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
+  fi
+  ln -sfn "$fluid_bin" "$cache/fluid-controllers"
 fi
-ln -sfn "$fluid_bin" "$cache/fluid-controllers"
 
-mpi_dir="$cache/mpi-operator-$MPI_OPERATOR_VERSION"
-if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
-  log "fetching the MPIJob CRD from mpi-operator $MPI_OPERATOR_VERSION"
-  src=$(module_dir "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
-  mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
+if wants mpijob; then
+  mpi_dir="$cache/mpi-operator-$MPI_OPERATOR_VERSION"
+  if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
+    log "fetching the MPIJob CRD from mpi-operator $MPI_OPERATOR_VERSION"
+    src=$(module_dir "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
+    mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
+  fi
+  if [ ! -x "$mpi_dir/mpi-operator" ]; then
+    log "building mpi-operator $MPI_OPERATOR_VERSION's controller: first run only, about 3 min on 2 cores"
+    go_build_module "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION" "$mpi_dir" mpi-operator=cmd/mpi-operator
+  fi
+  ln -sfn "$mpi_dir" "$cache/mpi-operator"
 fi
-if [ ! -x "$mpi_dir/mpi-operator" ]; then
-  log "building mpi-operator $MPI_OPERATOR_VERSION's controller: first run only, about 3 min on 2 cores"
-  go_build_module "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION" "$mpi_dir" mpi-operator=cmd/mpi-operator
+if wants alluxio; then
+  alluxio_dir="$cache/alluxio-$ALLUXIO_VERSION"
+  if [ ! -f "$alluxio_dir/.complete" ]; then
+    log "fetching the Alluxio $ALLUXIO_VERSION chart from its source module"
+    # No go.mod at the root of Alluxio's tree: the proxy serves its tags as +incompatible.
+    src=$(module_dir "github.com/Alluxio/alluxio@$ALLUXIO_VERSION+incompatible")
+    rm -rf "$alluxio_dir" && mkdir -p "$alluxio_dir"
+    cp -r "$src/integration/kubernetes/helm-chart/alluxio" "$alluxio_dir/alluxio" && chmod -R u+w "$alluxio_dir"
+    "$helm_bin" package "$alluxio_dir/alluxio" -d "$alluxio_dir" >/dev/null
+    touch "$alluxio_dir/.complete"
+  fi
+  ln -sfn "$alluxio_dir" "$cache/alluxio"
 fi
-ln -sfn "$mpi_dir" "$cache/mpi-operator"
-alluxio_dir="$cache/alluxio-$ALLUXIO_VERSION"
-if [ ! -f "$alluxio_dir/.complete" ]; then
-  log "fetching the Alluxio $ALLUXIO_VERSION chart from its source module"
-  # No go.mod at the root of Alluxio's tree: the proxy serves its tags as +incompatible.
-  src=$(module_dir "github.com/Alluxio/alluxio@$ALLUXIO_VERSION+incompatible")
-  rm -rf "$alluxio_dir" && mkdir -p "$alluxio_dir"
-  cp -r "$src/integration/kubernetes/helm-chart/alluxio" "$alluxio_dir/alluxio" && chmod -R u+w "$alluxio_dir"
-  "$helm_bin" package "$alluxio_dir/alluxio" -d "$alluxio_dir" >/dev/null
-  touch "$alluxio_dir/.complete"
+if [[ " ${parts[*]} " == *" versitygw "* ]]; then
+  versitygw_bin="$cache/versitygw-$VERSITYGW_VERSION/versitygw"
+  if [ ! -x "$versitygw_bin" ]; then
+    log "installing versitygw $VERSITYGW_VERSION: first run only, a few minutes on 2 cores"
+    GOBIN="$(dirname "$versitygw_bin")" timed go install -trimpath -ldflags "-s -w" \
+      "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+  fi
+  ln -sfn "$versitygw_bin" "$cache/versitygw"
 fi
-ln -sfn "$alluxio_dir" "$cache/alluxio"
 log "parts ready in $cache"
