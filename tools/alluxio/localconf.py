@@ -117,8 +117,12 @@ def env_file(config, master_host, values):
     for key, caps in sorted(HEAP_CAPS.items()):
         caps = list(caps)
         cache = client_cache_bytes(values) if key == "ALLUXIO_FUSE_JAVA_OPTS" else 0
-        if cache:  # the MEM page store lives in the FUSE heap
-            caps = [c for c in caps if not c.startswith("-Xmx")] + ["-Xmx%dm" % ((cache >> 20) + 1024)]
+        if cache:
+            # The MEM page store lives in the FUSE heap and takes a whole page-size array for every
+            # page, however short (Alluxio 2.9.3 MemoryPageStore.PagePool.acquire), while the cache
+            # counts only the bytes: a 110 KB file costs 2 MB of heap at 2MB pages. A capped heap
+            # runs out (seen at 3.5 GB for 2,200 small files); the profile's own -Xmx stays.
+            caps = [c for c in caps if not c.startswith("-Xmx")]
         lines += ['%s="$%s %s -XX:ActiveProcessorCount=%d"' % (key, key, " ".join(caps), cpus)]
     return "\n".join(lines) + "\n"
 

@@ -164,6 +164,7 @@ class RemoteStore:
 def start_host(index, store):
     image = run([os.path.join(REPO, "tools", "hostimage", "build.sh")], env=podman_env()).stdout.strip()
     run(["podman", "rm", "-f", HOST], env=podman_env())
+    shutil.rmtree(os.path.join(STATE, "logs"), ignore_errors=True)  # this run's logs only
     mounts = run([ALLUXIO_SH, "mounts"], env=alluxio_env()).stdout.split("\n")
     run(["podman", "run", "-d", "--name", HOST, "--hostname", HOST, "--privileged", "--label", "fluidops.local=bench",
          *[m for m in mounts if m], "-v", "%s:/data:ro" % os.path.join(store, BUCKET), "-v", "%s:/index:ro" % index,
@@ -227,6 +228,12 @@ def machine_ticks():
         fields = [int(value) for value in handle.readline().split()[1:]]
     idle = fields[3] + fields[4]  # idle and iowait
     return sum(fields) - idle, sum(fields)
+
+
+def fuse_rss_mib():
+    pid = open(os.path.join(STATE, "logs", HOST, "fuse.pid"), encoding="utf-8").read().strip()
+    status = in_host("cat", "/proc/%s/status" % pid).stdout
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))) // 1024
 
 
 def fuse_cpu_seconds():
@@ -324,9 +331,16 @@ class Bench:
         self.load_seconds[label] = round(time.monotonic() - began, 1)
         cached = alluxio_cli("fs", "du", "-s", "/bench").stdout
         log("distributedLoad took %.1f s: %s" % (self.load_seconds[label], " ".join(cached.split()[-4:])))
-        for name, note, transform, conf in [("Alluxio warm (%s)" % label, "after distributedLoad, a FUSE mount just started", None, None),
-                                            *fuse_variants]:
-            self.warm_case(name, note, transform, conf)
+        self.warm_case("Alluxio warm (%s)" % label, "after distributedLoad, a FUSE mount just started", None, None)
+        for name, note, transform, env_transform in fuse_variants:
+            try:
+                self.warm_case(name, note, transform, env_transform)
+            except SystemExit as error:  # a variant that breaks is a finding: the others still run
+                message = str(error)[-400:]
+                if "OutOfMemoryError" in in_host("cat", "%s/logs/%s/fuse.out" % ("/opt/alluxio/state", HOST), check=False).stdout:
+                    message += " (the FUSE JVM ran out of heap: OutOfMemoryError in fuse.out, at %d MiB RSS)" % fuse_rss_mib()
+                log("  FAILED: %s" % message)
+                self.cases.append({"name": name, "group": "warm", "note": note, "error": message})
         stop_alluxio()
 
     def warm_case(self, name, note, transform, env_transform):
@@ -351,7 +365,7 @@ class Bench:
                     fresh.setdefault(workload, []).append(result)
                 return results
 
-            self.case(name, "warm", note, first)
+            self.case(name, "warm", note, first)["fuse_rss_mib"] = fuse_rss_mib()
             entry = {"name": name + ", 2nd epoch", "group": "page", "note": "the same FUSE mount read again: kernel page cache "
                      "and client caches warm", "results": fresh}
             self.cases.append(entry)
@@ -432,7 +446,7 @@ def goals(cases):
 
 def bounds(report):
     """For each missed goal, what bounds it, in the run's own figures."""
-    by_name = {c["name"]: c["summary"] for c in report["cases"]}
+    by_name = {c["name"]: c["summary"] for c in report["cases"] if "summary" in c}
     warm, second = by_name["Alluxio warm (dl-training)"], by_name["Alluxio warm (dl-training), 2nd epoch"]
     direct, remote = by_name["direct ramfs"], by_name["remote store (S3, throttled)"]
     missed = {row["goal"] for row in report["goals"] if not row["met"]}
@@ -484,18 +498,23 @@ def markdown(report):
              "- **Cases**: *cold* is a fresh mount of the store (no metadata, no blocks in Alluxio); *warm* comes after "
              "`fs distributedLoad` of the whole set; *2nd epoch* reads the set again through the same FUSE mount (kernel page "
              "cache and client caches warm), so Alluxio-warm and page-cache-warm are apart.",
-             "", "| case | small files MiB/s (min-max) | files/s | shards MiB/s (min-max) | FUSE cores | FUSE CPU ms/file | cores busy |",
-             "|---|---|---|---|---|---|---|"]
+             "", "| case | small files MiB/s (min-max) | files/s | shards MiB/s (min-max) | FUSE cores | FUSE CPU ms/file | cores busy "
+             "| FUSE RSS MiB |", "|---|---|---|---|---|---|---|---|"]
     for case in report["cases"]:
+        if "error" in case:
+            lines.append("| %s | failed: %s | | | | | | |" % (case["name"], case["error"].replace("|", "/").replace("\n", " ")))
+            continue
         small, shards = case["summary"]["small"], case["summary"]["shards"]
         cores = "/".join("%.2f" % case["summary"][w]["fuse_cores"] for w in WORKLOADS if "fuse_cores" in case["summary"][w])
         busy = "/".join("%.0f%%" % (100 * case["summary"][w]["machine_busy"]) for w in WORKLOADS)
-        lines.append("| %s | **%.1f** (%.1f-%.1f) | %.0f | **%.1f** (%.1f-%.1f) | %s | %s | %s |" % (
+        lines.append("| %s | **%.1f** (%.1f-%.1f) | %.0f | **%.1f** (%.1f-%.1f) | %s | %s | %s | %s |" % (
             case["name"], small["median_mib_s"], small["min_mib_s"], small["max_mib_s"], small["median_files_s"],
             shards["median_mib_s"], shards["min_mib_s"], shards["max_mib_s"], cores or "-",
-            "%.2f" % small["fuse_cpu_ms_per_file"] if "fuse_cpu_ms_per_file" in small else "-", busy))
+            "%.2f" % small["fuse_cpu_ms_per_file"] if "fuse_cpu_ms_per_file" in small else "-", busy,
+            case.get("fuse_rss_mib", "-")))
     lines += ["", "FUSE cores: the FUSE JVM's CPU seconds per second of reading (small/shards), on a %d-core machine. "
-              "FUSE CPU ms/file: its CPU time per small file. Cores busy: the whole machine's (small/shards)." % report["cpus"],
+              "FUSE CPU ms/file: its CPU time per small file. Cores busy: the whole machine's (small/shards). FUSE RSS: after "
+              "the case's runs." % report["cpus"],
               "`fs distributedLoad` of the whole set took %s." % ", ".join("%s s (%s)" % (v, k) for k, v in report["load_seconds"].items()),
               "", "| goal | ratio of medians | met |", "|---|---|---|"]
     for row in report["goals"]:
@@ -523,7 +542,7 @@ def chart(report, path):
     min-max of the runs."""
     import math
     from PIL import Image, ImageDraw
-    cases = report["cases"]
+    cases = [c for c in report["cases"] if "summary" in c]
     left, top, row, width = 330, 50, 34, 1100
     height = top + row * len(cases) + 50
     image = Image.new("RGB", (width, height), "white")
@@ -601,7 +620,8 @@ def main():
         run([ALLUXIO_SH, "down"], env=alluxio_env(), check=False)
         run(["podman", "rm", "-f", HOST], env=podman_env(), check=False)
     for case in bench.cases:
-        case["summary"] = {w: summary(results) for w, results in case["results"].items()}
+        if "error" not in case:
+            case["summary"] = {w: summary(results) for w, results in case["results"].items()}
     total_small = sum(int(line.split()[0]) for line in open(os.path.join(index, "small"), encoding="utf-8"))
     report = {
         "machine": machine(), "cpus": os.cpu_count(), "date": datetime.date.today().isoformat(),

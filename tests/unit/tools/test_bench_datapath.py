@@ -118,3 +118,25 @@ def test_the_report_section_replaces_only_its_own(tmp_path, before):
     text = path.read_text()
     assert text.count("<!-- datapath:begin -->") == 1 and "new" in text and "old" not in text
     assert ("kept" in text) == ("kept" in before) and text.startswith("# Benchmarks")
+
+
+def full_case(name, small, shards):
+    results = {w: [{"mib_s": m, "files_s": m * 9, "seconds": 1.0, "files": 100, "machine_busy": 0.5} for m in (v, v * 1.1)]
+               for w, v in (("small", small), ("shards", shards))}
+    return {"name": name, "results": results, "summary": {w: datapath.summary(r) for w, r in results.items()}}
+
+
+def test_the_report_shows_a_failed_variant_and_what_bounds_each_missed_goal():
+    cases = [full_case("direct ramfs", 4000, 12000), full_case("remote store (S3, throttled)", 30, 64),
+             full_case("Alluxio warm (fluid-defaults)", 40, 700), full_case("Alluxio warm (fluid-defaults), 2nd epoch", 50, 900),
+             full_case("Alluxio warm (dl-training)", 60, 1000), full_case("Alluxio warm (dl-training), 2nd epoch", 1400, 4700),
+             {"name": "dl-training with the client cache", "error": "reader: x.JPEG: read 0 bytes, expected 10"}]
+    report = {"machine": "m", "date": "d", "commit": "c", "alluxio": "2.9.3", "java": "j", "runs": 2, "cpus": 2,
+              "dataset": "ds", "readers": "r", "store": "versitygw: 10 ms one-way delay, 64 MiB/s", "load_seconds": {"dl-training": 20},
+              "local_cluster_up": False, "cases": cases, "goals": datapath.goals([c for c in cases if "summary" in c])}
+    text = datapath.markdown(report)
+    assert "| dl-training with the client cache | failed: reader: x.JPEG: read 0 bytes, expected 10 | | | | | | |" in text
+    assert "| warm >= 0.8x direct ramfs (small) | 0.01x | **no** |" in text
+    assert "cores were only 50% busy, so the bound is the wait in these round trips" in text
+    assert "the throttled store gives 31.5 MiB/s on small files" in text
+    assert "on a new mount's first epoch the profile gives 1.50x the defaults" in text
