@@ -58,7 +58,7 @@ molecule: host-image  ## every molecule scenario
 	done
 
 cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
-	$(run) python -m pytest -q tests/cluster
+	$(run) python -m pytest -q --durations=8 tests/cluster
 
 # render-test, integration and molecule share no state (their containers have names of their
 # own): they run side by side, output kept per target. The local cluster's hosts share molecule's

@@ -101,13 +101,14 @@ up() {
   podman container exists "$master_node" || die "the host $master_node is not running: start the cluster first"
   if [ -s "$state/up" ] && fuse_mounted "${alluxio_nodes[-1]}" >/dev/null 2>&1; then return 0; fi
   mkdir -p "$state/logs"
-  [ "$prepare" = none ] || prepare_nodes
   master_ip=$(ip_of "$master_node")
   venv_python "$repo/tools/alluxio/localconf.py" --out "$state" --master-host "$master_ip" \
     --helm "$cache/helm" --chart "$cache/alluxio/alluxio" >/dev/null
   log "starting the Alluxio master and job master on $master_node ($master_ip)"
   start_process "$master_node" master process master
   start_process "$master_node" job_master process job_master
+  # The masters need neither the tier's ramfs nor libfuse: the nodes are prepared while they start.
+  [ "$prepare" = none ] || prepare_nodes
   wait_for "the Alluxio master" 180 "$state/logs/$master_node/master.out" master_info \
     || die "the Alluxio master did not start (logs in $state/logs/$master_node)"
   log "starting the workers and job workers on ${alluxio_nodes[*]}"

@@ -139,7 +139,7 @@ class Simulator:
                         "spec": {"execs": [{"local": {}}]}})
                 LOG.info("alluxio master %s/%s: execs served by the real alluxio CLI", namespace, name)
             release = (pod.metadata.labels or {}).get("release", "")
-            if (namespace, name) not in self.mounted and pod.status.phase == "Running" and not self.renewing_clients():
+            if (namespace, name) not in self.mounted and pod.status.phase == "Running":
                 mounts = self.mount_info(namespace, release)
                 if mounts is not None and self.mount_standins(mounts):
                     self.mounted[(namespace, name)] = [path for path, _ in mounts]
@@ -187,8 +187,8 @@ class Simulator:
 
     def renew_clients(self):
         """A new runtime gets new master, job worker and FUSE pods; the shared Alluxio's processes
-        that cache file metadata are restarted in the background, and no mount or DataLoad
-        starts until they are back."""
+        that cache file metadata are restarted in the background, and no DataLoad starts until
+        they are back (mounts need only the master, which stays)."""
         if self.renewing is not None:
             self.renewing.wait()  # one renewal at a time
         log = open(os.path.join(self.logs_dir, "renew-clients.log"), "a", encoding="utf-8")
