@@ -28,3 +28,18 @@ def test_ansible_doc_renders_the_module(module):
         assert set(args) <= options, (task["name"], set(args) - options)
     text = subprocess.run(["ansible-doc", "fluidops.accel." + module], capture_output=True, text=True, env=env, cwd=REPO, check=True).stdout
     assert "RETURN VALUES" in text and "EXAMPLES" in text
+
+
+def test_every_module_that_talks_to_the_api_server_is_in_the_action_group():
+    """module_defaults on group/fluidops.accel.fluidops reaches exactly the modules that take
+    kubernetes.core's auth options (kubeconfig, context, ...)."""
+    with open(os.path.join(REPO, "meta", "runtime.yml"), encoding="utf-8") as handle:
+        group = yaml.safe_load(handle)["action_groups"]["fluidops"]
+    talking = []
+    for module in MODULES:
+        with open(os.path.join(REPO, "plugins", "modules", module + ".py"), encoding="utf-8") as handle:
+            source = handle.read()
+        documentation = yaml.safe_load(source.split('DOCUMENTATION = r"""', 1)[1].split('"""', 1)[0])
+        if "kubernetes.core.k8s_auth_options" in documentation.get("extends_documentation_fragment", []):
+            talking.append(module)
+    assert sorted(group) == talking

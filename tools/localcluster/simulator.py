@@ -27,7 +27,6 @@ list, compare, act, once a second.
 """
 
 import argparse
-import json
 import logging
 import os
 import random
