@@ -19,8 +19,11 @@ class ActionModule(SlicedWaitAction):
                 and args.get("state", "present") == "present")
 
     def progress(self, args, outcome, seconds):
-        return "DataLoad %s %s, dataset %s %s%% cached" % (
+        line = "DataLoad %s %s, dataset %s %s%% cached" % (
             args["name"], outcome.get("phase") or "pending", args["dataset"], outcome.get("cached_percentage"))
+        if outcome.get("phase") == "Complete":  # the module waits for Fluid's next cache-state refresh
+            line += ", waiting for Fluid to refresh the dataset's cache states"
+        return line
 
     def combine(self, first, last, seconds, api_calls):
         # The first slice saw the cache before the load; the last one saw it after.

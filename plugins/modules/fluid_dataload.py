@@ -18,6 +18,9 @@ description:
     under a running load.
   - Waits (bounded by I(wait_timeout)) until the DataLoad is C(Complete), following a watch, then reads the
     dataset and checks its cached percentage against I(cached_percentage).
+  - Fluid copies the cache states into the dataset only when the runtime controller reconciles, so the figure
+    read at C(Complete) can be one taken before the load ended; below I(cached_percentage), the module follows
+    the dataset for up to I(cache_refresh_timeout) seconds after the DataLoad completed before it fails.
   - Returns the phase, the duration, the bytes loaded and the bytes loaded per second.
   - A C(Failed) DataLoad fails the task with the DataLoad's own conditions and the last lines of its loader pod's log.
   - The action plugin of the same name prints the DataLoad phase and the dataset's cached percentage every
@@ -88,6 +91,15 @@ options:
   cached_percentage:
     description: After Complete, the cached percentage (0-100) the dataset must have, or the task fails.
     type: float
+  cache_refresh_timeout:
+    description:
+      - Seconds after the DataLoad completed that the dataset's cached percentage has to reach I(cached_percentage).
+      - Fluid's runtime controller refreshes a dataset's cache states when it reconciles, every 90 seconds when
+        nothing else wakes it (C(FLUID_RUNTIME_RECONCILE_DURATION)); the default leaves room for one such round.
+      - Counted from the C(Complete) condition's C(lastTransitionTime), so a wait split into slices by the action
+        plugin is not extended; within I(wait_timeout).
+    type: int
+    default: 120
 requirements:
   - python >= 3.9
   - kubernetes >= 24.2.0
@@ -163,7 +175,9 @@ api_calls:
   type: int
 """
 
+import calendar
 import copy
+import time
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
     FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for)
@@ -191,6 +205,7 @@ def argspec():
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=1800),
         cached_percentage=dict(type="float"),
+        cache_refresh_timeout=dict(type="int", default=120),
     )
     return spec
 
@@ -230,6 +245,23 @@ def phase_of(dataload):
     return ((dataload or {}).get("status") or {}).get("phase") or ""
 
 
+def completed_seconds_ago(dataload, now=None):
+    """Seconds since the DataLoad's Complete condition last changed, by its lastTransitionTime; 0 when
+    it has none (or the clocks disagree), so the refresh wait then counts from now."""
+    for condition in ((dataload or {}).get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Complete" and condition.get("lastTransitionTime"):
+            try:
+                moment = calendar.timegm(time.strptime(condition["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ"))
+            except ValueError:
+                return 0.0
+            return max(0.0, (time.time() if now is None else now) - moment)
+    return 0.0
+
+
+def below(summary, threshold):
+    return threshold is not None and (summary["cached_percentage"] or 0.0) < threshold
+
+
 def loader_log_tail(client, name, namespace, lines=5):
     """``; loader pod P's last lines: ...`` from the newest pod of the DataLoad's loader Job (Fluid's
     fluid-dataloader chart labels them release=<name>-loader, role=dataload-pod), or ""."""
@@ -247,6 +279,8 @@ def loader_log_tail(client, name, namespace, lines=5):
 def execute_module(module, client):
     params = module.params
     namespace, name = params["namespace"], params["name"]
+    if params["cache_refresh_timeout"] < 0:
+        module.fail_json(msg="cache_refresh_timeout=%s must be 0 or more seconds" % params["cache_refresh_timeout"])
     existing = client.get("DataLoad", name, namespace)
 
     if params["state"] == "absent":
@@ -282,13 +316,31 @@ def execute_module(module, client):
         changed = True
 
     seconds, timed_out = 0.0, False
-    if params["wait"] and params["policy"] == "Once" and not module.check_mode and phase_of(dataload) not in FINISHED:
+    waits = params["wait"] and params["policy"] == "Once" and not module.check_mode
+    if waits and phase_of(dataload) not in FINISHED:
         started = client.clock()
         found, done = wait_for(client, "DataLoad", namespace, [name], lambda obj: phase_of(obj) in FINISHED, params["wait_timeout"])
         dataload = found[name] or dataload
         seconds, timed_out = round(client.clock() - started, 1), not done
 
     after = dataset_summary(client.get("Dataset", params["dataset"], namespace) or dataset)
+    threshold = params["cached_percentage"]
+    refresh_waited = 0.0
+    if waits and phase_of(dataload) == "Complete" and below(after, threshold) and not timed_out:
+        # The dataset's figure may predate the load's end: follow it until the refresh window closes.
+        refresh_left = params["cache_refresh_timeout"] - completed_seconds_ago(dataload)
+        slice_left = params["wait_timeout"] - seconds
+        if refresh_left > 0:
+            done = False
+            if slice_left > 0:
+                started = client.clock()
+                found, done = wait_for(client, "Dataset", namespace, [params["dataset"]],
+                                       lambda obj: not below(dataset_summary(obj), threshold), min(refresh_left, slice_left))
+                refresh_waited = client.clock() - started
+                after = dataset_summary(found[params["dataset"]] or dataset)
+                seconds = round(seconds + refresh_waited, 1)
+            # The slice ran out before the refresh window did: the next slice goes on waiting.
+            timed_out = not done and slice_left < refresh_left
     loaded = max(0, (after["cached_bytes"] or 0) - (before["cached_bytes"] or 0))
     status = dataload.get("status") or {}
     result = dict(changed=changed, phase=phase_of(dataload), duration=status.get("duration"), seconds=seconds,
@@ -308,12 +360,12 @@ def execute_module(module, client):
                 params["wait_timeout"], namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
                 after["cached_percentage"], ("; events: " + " | ".join(events)) if events else ""), **result)
         module.exit_json(**result)
-    threshold = params["cached_percentage"]
-    if threshold is not None and phase_of(dataload) == "Complete" and (after["cached_percentage"] or 0.0) < threshold:
-        module.fail_json(msg="DataLoad %s/%s is Complete but dataset %s is %s%% cached, below the %s%% asked for (cache capacity %s, "
-                             "UFS %s): raise the tier quotas or the replicas, or lower cached_percentage" % (
-                                 namespace, name, params["dataset"], after["cached_percentage"], threshold,
-                                 after["cache_capacity"], after["ufs_total"]), **result)
+    if phase_of(dataload) == "Complete" and below(after, threshold):
+        module.fail_json(msg="DataLoad %s/%s is Complete but dataset %s is %s%% cached %.0f s after it completed, below the %s%% "
+                             "asked for (cache capacity %s, UFS %s): raise the tier quotas or the replicas, or lower "
+                             "cached_percentage" % (namespace, name, params["dataset"], after["cached_percentage"],
+                                                    max(completed_seconds_ago(dataload), refresh_waited), threshold,
+                                                    after["cache_capacity"], after["ufs_total"]), **result)
     module.exit_json(**result)
 
 

@@ -6,7 +6,8 @@
 # execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
 # master's UFS mounts, DataLoad's script, training) and JindoRuntime.
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
-#   cluster.sh down        stop every process, remove the hosts and the cluster's state
+#   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
+#                          stay in the cache's last-logs)
 #   cluster.sh kubeconfig  print the kubeconfig path
 #   cluster.sh status      say what runs
 #   cluster.sh show        the nodes, Helm releases and host cache mounts (after make demo)
@@ -243,6 +244,18 @@ up() {
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
 }
 
+# The last cluster's logs outlive it, so a failed run (a CI one) can still be read after `down`:
+# the components', the simulated programs' and the real Alluxio's, not its data.
+keep_logs() {
+  local kept=$cache/last-logs
+  [ -d "$run" ] || return 0
+  rm -rf "$kept"
+  mkdir -p "$kept"
+  [ ! -d "$run/logs" ] || cp -r "$run/logs" "$kept/components"
+  [ ! -d "$run/simulated/logs" ] || cp -r "$run/simulated/logs" "$kept/simulated"
+  [ ! -d "$run/alluxio/logs" ] || cp -r "$run/alluxio/logs" "$kept/alluxio"
+}
+
 down() {
   local index name pid
   for ((index = ${#components[@]} - 1; index >= 0; index--)); do
@@ -260,8 +273,9 @@ down() {
   for name in "${nodes[@]}"; do
     podman container exists "$name" && podman rm -f -t 0 "$name" >/dev/null
   done
+  keep_logs
   rm -rf "$run"
-  log "down: no cluster process, host container or state left"
+  log "down: no cluster process, host container or state left (its logs: $cache/last-logs)"
 }
 
 status() {

@@ -3,6 +3,8 @@ are set as Ansible sets them, and the fake records what the module asked of the 
 
 import copy
 import os
+import re
+import time
 
 import pytest
 import yaml
@@ -186,12 +188,68 @@ def test_the_loader_pod_tolerates_the_gpu_nodes_taints(monkeypatch):
         {"operator": "Exists", "key": "gpu", "effect": "NoExecute"}]
 
 
-def test_complete_below_the_threshold_fails(monkeypatch):
-    cluster = FakeCluster([fixture("dataset-bound-empty")], events={"DataLoad": [
-        ("MODIFIED", {"name": "imagenet-warmup", "status": {"phase": "Complete"}})]})
+def completed(at):
+    """A DataLoad's status as Fluid v1.0.8 writes it when its loader Job succeeds."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+    return {"phase": "Complete", "duration": "20s", "conditions": [
+        {"type": "Complete", "status": "True", "reason": "CompletionsReached", "message": "Reached expected number of succeeded pods",
+         "lastProbeTime": stamp, "lastTransitionTime": stamp}]}
+
+
+def partly_cached(percentage):
+    dataset = fixture("dataset-bound-empty")
+    dataset["status"]["cacheStates"].update(cachedPercentage="%.1f%%" % percentage)
+    return dataset
+
+
+def test_complete_below_the_threshold_long_after_it_completed_fails_at_once(monkeypatch):
+    cluster = FakeCluster([partly_cached(0.0)], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time() - 600)})]})
     outcome = run(fluid_dataload, WARMUP, cluster, monkeypatch)
     assert isinstance(outcome, Failed)
-    assert "is Complete but dataset imagenet is 0.0% cached, below the 95.0% asked for" in outcome.result["msg"]
+    seconds = re.search(r"is Complete but dataset imagenet is 0.0% cached ([0-9]+) s after it completed, below the 95.0% asked for",
+                        outcome.result["msg"])
+    assert seconds and 600 <= int(seconds.group(1)) < 660, outcome.result["msg"]
+    assert ("WATCH", "Dataset", "default", "100") not in cluster.requests
+
+
+def test_a_figure_read_before_fluid_refreshed_it_is_followed_until_it_is(monkeypatch):
+    # Fluid's runtime controller copies the cache states into the dataset when it reconciles
+    # (pkg/ddc/base/syncs.go, every 90 s by pkg/utils/crtl_utils.go): the DataLoad can be Complete
+    # while the dataset still shows the train split alone (32 of 36 MiB).
+    cluster = FakeCluster([partly_cached(88.9)], events={
+        "DataLoad": [("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time())})],
+        "Dataset": [("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
+    result = run(fluid_dataload, WARMUP, cluster, monkeypatch).result
+    assert result["phase"] == "Complete" and result["cached_percentage"] == 100.0 and not result["timed_out"]
+    assert cluster.requests[-2:] == [("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100")]
+
+
+def test_the_refresh_window_closes_below_the_threshold_and_fails(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    cluster = FakeCluster([partly_cached(88.9)], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time())})]})
+    outcome = run(fluid_dataload, dict(WARMUP, wait_timeout=600, cache_refresh_timeout=60), cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and not outcome.result["timed_out"]
+    assert "is 88.9% cached" in outcome.result["msg"] and "below the 95.0% asked for" in outcome.result["msg"]
+    assert ("WATCH", "Dataset", "default", "100") in cluster.requests
+
+
+def test_a_slice_that_ends_inside_the_refresh_window_hands_on_to_the_next(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    cluster = FakeCluster([partly_cached(88.9)], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time())})]})
+    result = run(fluid_dataload, dict(WARMUP, wait_timeout=30, fail_on_timeout=False), cluster, monkeypatch).result
+    assert result["phase"] == "Complete" and result["timed_out"] and result["cached_percentage"] == 88.9
+
+
+def test_a_negative_refresh_window_is_refused_before_any_call(monkeypatch):
+    cluster = FakeCluster([partly_cached(0.0)])
+    outcome = run(fluid_dataload, dict(WARMUP, cache_refresh_timeout=-5), cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == "cache_refresh_timeout=-5 must be 0 or more seconds" and cluster.requests == []
 
 
 def test_an_unknown_dataset_is_named_with_those_that_exist(monkeypatch):
