@@ -63,7 +63,7 @@ options:
   tolerations:
     description:
       - Node taints (C(key), C(value), C(effect)) the loader pod tolerates, as the GPU nodes' taints are listed in
-        C(node_labels_taints); C(Equal) when a value is given, else C(Exists).
+        C(fluidops_gpu_node_taints); C(Equal) when a value is given, else C(Exists).
     type: list
     elements: dict
     default: []

@@ -52,7 +52,7 @@ def api(kubeconfig):
 
 # Extra labels and a taint for the GPU nodes, as a site would set them.
 POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
-        "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
+        "fluidops_gpu_node_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
 
 
 @pytest.fixture(scope="session")

@@ -232,7 +232,7 @@ def test_empty_gpu_nodes_group_is_refused(tmp_path):
     inventory = write_inventory(tmp_path, [])
     returncode, output = run_site(inventory)
     assert returncode != 0
-    assert "The inventory group gpu_nodes (preflight_gpu_nodes_group) is empty" in output
+    assert "The inventory group gpu_nodes (fluidops_gpu_nodes_group) is empty" in output
 
 
 def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):
