@@ -58,7 +58,7 @@ def local_settings():
 def chart_values(profile, root_ufs, image_tag):
     inventory, defaults, profiles = local_settings()
     if profile not in profiles:
-        raise SystemExit("FLUIDOPS_ALLUXIO_PROFILE=%s is not a built-in profile (roles/common/defaults/main/tuning_profiles.yml) (%s)"
+        raise SystemExit("FLUIDOPS_ALLUXIO_PROFILE=%s is not a built-in profile (roles/fluidops/defaults/main/tuning_profiles.yml) (%s)"
                          % (profile, ", ".join(sorted(profiles))))
     params = {
         "profile": profile, "profiles": profiles, "image": defaults["alluxio_image"], "image_tag": image_tag,
