@@ -22,27 +22,30 @@ def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="defaul
     as ``{name, namespace, claim, volume, data_subdir}``, each
     declared OSS Secret as ``{name, namespace}``, and every namespace any of them lives in."""
     refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
-    for item in datasets or []:
+    # Malformed items are skipped here: the datasets role's checks name them (preflight).
+    for item in [i for i in datasets or [] if isinstance(i, dict) and i.get("name")]:
         space = item.get("namespace") or namespace
-        kind = RUNTIME_KINDS.get(((item.get("runtime") or {}).get("type") or "alluxio"), "AlluxioRuntime")
+        runtime = item.get("runtime") if isinstance(item.get("runtime"), dict) else {}
+        kind = RUNTIME_KINDS.get(runtime.get("type") or "alluxio", "AlluxioRuntime")
         ref = {"name": item["name"], "namespace": space, "runtime_kind": kind, "claim": item["name"],
                "volume": "%s-%s" % (space, item["name"]),
                # Where the data is in the dataset's volume (the training job's DATA_DIR); a mount's
                # options can hold credentials and stay out.
                "mounts": [{key: mount[key] for key in ("name", "mount_point", "path") if key in mount}
-                          for mount in item.get("mounts") or []]}
+                          for mount in item.get("mounts") or [] if isinstance(mount, dict)]}
         if item.get("data_subdir"):
             ref["data_subdir"] = item["data_subdir"]
         if item.get("warmup") is not None:
             ref["warmup"] = item["warmup"]
         refs["datasets"].append(ref)
-    for item in nfs_volumes or []:
+    for item in [i for i in nfs_volumes or [] if isinstance(i, dict) and i.get("name")]:
         ref = {"name": item["name"], "namespace": item.get("namespace") or namespace, "claim": item["name"], "volume": item["name"]}
         if item.get("data_subdir"):
             ref["data_subdir"] = item["data_subdir"]
         refs["nfs_volumes"].append(ref)
     for name, credentials in sorted((oss_secrets or {}).items()):
-        refs["secrets"].append({"name": str(name), "namespace": (credentials or {}).get("namespace") or namespace})
+        space = credentials.get("namespace") if isinstance(credentials, dict) else None
+        refs["secrets"].append({"name": str(name), "namespace": space or namespace})
     refs["namespaces"] = sorted({ref["namespace"] for group in refs.values() for ref in group})
     return refs
 

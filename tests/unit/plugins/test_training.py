@@ -198,3 +198,8 @@ def test_dataset_refs_carry_names_and_namespaces_never_credentials():
     assert refs["secrets"] == [{"name": "imagenet-oss", "namespace": "team-a"}]
     assert refs["namespaces"] == ["default", "team-a"]
     assert "s3cr3t" not in repr(refs)
+
+
+def test_dataset_refs_skip_malformed_items_for_the_datasets_checks_to_name():
+    refs = dataset_refs([{"mounts": [{"mount_point": "oss://b/"}]}, "imagenet", {"name": "ok", "runtime": "alluxio"}], [{}], None)
+    assert [d["name"] for d in refs["datasets"]] == ["ok"] and refs["nfs_volumes"] == [] and refs["secrets"] == []
