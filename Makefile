@@ -30,7 +30,12 @@ deps:  ## Debian packages and the Python venv (cached by requirements hash)
 host-image: deps  ## the podman image that stands in for a GPU node's OS (built once)
 	@tools/hostimage/build.sh > $(FLUIDOPS_CACHE_DIR)/.host-image
 
-lint: deps  ## yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+# The shell scripts shellcheck reads: every *.sh, and every executable whose first line runs sh or bash.
+shell_scripts = { git ls-files -- '*.sh'; git ls-files -s | awk '$$1 == "100755" {print $$4}' \
+  | xargs awk 'FNR == 1 && /^\#!.*[/ ](ba)?sh( |$$)/ {print FILENAME} {nextfile}'; } | sort -u
+
+lint: deps  ## shellcheck, yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+	@scripts=$$($(shell_scripts)); shellcheck $$scripts && echo "shellcheck ok:" $$scripts
 	$(run) yamllint --strict .
 	@# ansible-lint keeps a copy of this collection and does not refresh it: lint what is here.
 	@rm -rf $(ANSIBLE_HOME)/collections/ansible_collections/fluidops
