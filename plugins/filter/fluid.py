@@ -8,8 +8,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
-    DatasetError, build_dataset, build_nfs_volume, build_oss_secret, check_placement)
+    DatasetError,
+    build_dataset,
+    build_nfs_volume,
+    build_oss_secret,
+    check_placement,
+)
 
 
 def fluid_dataset_manifests(datasets, context):

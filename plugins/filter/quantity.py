@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import percentage
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
     QuantityError,

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils import training
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
