@@ -24,7 +24,7 @@ def alluxio_chart_values(params):
     try:
         return build_values(params)
     except DatasetError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def alluxio_oss_site_properties(credentials):

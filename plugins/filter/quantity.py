@@ -23,7 +23,7 @@ def _wrap(function):
         try:
             return function(value)
         except QuantityError as exc:
-            raise AnsibleFilterError(str(exc))
+            raise AnsibleFilterError(str(exc)) from exc
 
     filter_function.__name__ = function.__name__
     return filter_function

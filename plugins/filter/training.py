@@ -20,7 +20,7 @@ def _checked(function):
         try:
             return function(*args)
         except DatasetError as exc:
-            raise AnsibleFilterError(str(exc))
+            raise AnsibleFilterError(str(exc)) from exc
     wrapper.__name__ = function.__name__
     return wrapper
 
