@@ -8,6 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import training
@@ -16,12 +18,12 @@ from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import s
 
 
 def _checked(function):
+    @functools.wraps(function)  # keeps the name and the signature (tests/unit/test_docs.py reads it)
     def wrapper(*args):
         try:
             return function(*args)
         except DatasetError as exc:
             raise AnsibleFilterError(str(exc)) from exc
-    wrapper.__name__ = function.__name__
     return wrapper
 
 
