@@ -6,6 +6,7 @@ import time
 
 import pytest
 from kubernetes import config
+
 from playbook import run_playbook
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

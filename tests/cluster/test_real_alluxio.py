@@ -9,6 +9,7 @@ import re
 import subprocess
 
 import yaml
+
 from conftest import CACHE, wait_until
 from playbook import run_playbook
 

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 import yaml
+
 from playbook import changed_per_host, folded, run_playbook
 
 IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")

@@ -7,12 +7,13 @@ Render mode touches no cluster and no host: these tests need neither.
 
 import glob
 import os
-from concurrent.futures import ThreadPoolExecutor
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import yaml
+
 from playbook import REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))

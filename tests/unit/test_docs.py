@@ -1,6 +1,9 @@
 """Every module's DOCUMENTATION, EXAMPLES and RETURN render with ansible-doc, and its examples
-use only options the documentation lists."""
+use only options the documentation lists; every filter and test plugin has a doc file beside it
+that ansible-doc finds, and whose options are the function's arguments."""
 
+import importlib
+import inspect
 import json
 import os
 import subprocess
@@ -12,12 +15,32 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(REPO, "plugins", "modules")) if name.endswith(".py"))
 
 
+def _jinja_plugins(kind):
+    """{name: function} of every filter (kind "filter") or test ("test") the collection's files define."""
+    found = {}
+    directory = os.path.join(REPO, "plugins", kind)
+    for file_name in sorted(os.listdir(directory)):
+        if file_name.endswith(".py") and file_name != "__init__.py":
+            module = importlib.import_module("ansible_collections.fluidops.accel.plugins.%s.%s" % (kind, file_name[:-3]))
+            plugin = module.FilterModule() if kind == "filter" else module.TestModule()
+            found.update(plugin.filters() if kind == "filter" else plugin.tests())
+    return found
+
+
+JINJA_PLUGINS = {kind: _jinja_plugins(kind) for kind in ("filter", "test")}
+
+
+def _ansible_doc(*args):
+    """ansible-doc's output, with the collection found as the playbooks find it (ansible.cfg)."""
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
+    result = subprocess.run(["ansible-doc", *args], capture_output=True, text=True, env=env, cwd=REPO, check=False)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 @pytest.mark.parametrize("module", MODULES)
 def test_ansible_doc_renders_the_module(module):
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
-    result = subprocess.run(["ansible-doc", "--json", "fluidops.accel." + module], capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    assert result.returncode == 0, result.stderr
-    entry = json.loads(result.stdout)["fluidops.accel." + module]
+    entry = json.loads(_ansible_doc("--json", "fluidops.accel." + module))["fluidops.accel." + module]
     doc, examples, returns = entry["doc"], entry["examples"], entry["return"]
     assert doc["short_description"] and doc["description"] and returns
     options = set(doc["options"]) | {alias for option in doc["options"].values() for alias in option.get("aliases", [])}
@@ -26,7 +49,7 @@ def test_ansible_doc_renders_the_module(module):
     for task in uses:
         args = task["fluidops.accel." + module]
         assert set(args) <= options, (task["name"], set(args) - options)
-    text = subprocess.run(["ansible-doc", "fluidops.accel." + module], capture_output=True, text=True, env=env, cwd=REPO, check=True).stdout
+    text = _ansible_doc("fluidops.accel." + module)
     assert "RETURN VALUES" in text and "EXAMPLES" in text
 
 
@@ -46,3 +69,45 @@ def test_every_module_that_talks_to_the_api_server_is_in_the_action_group():
     # The roles' kubernetes.core modules get the same defaults through the group.
     extended = [entry["metadata"]["extend_group"] for entry in group if isinstance(entry, dict)]
     assert extended == [["kubernetes.core.k8s", "kubernetes.core.helm"]]
+
+
+@pytest.mark.parametrize("kind, name", [(kind, name) for kind, plugins in sorted(JINJA_PLUGINS.items()) for name in sorted(plugins)])
+def test_every_filter_and_test_has_a_doc_file(kind, name):
+    """plugins/<kind>/<name>.yml: DOCUMENTATION with the plugin's name and its arguments as options
+    (in order, for a filter's positional), EXAMPLES that are YAML and use it, RETURN with _value."""
+    with open(os.path.join(REPO, "plugins", kind, name + ".yml"), encoding="utf-8") as handle:
+        docs = yaml.safe_load(handle)
+    doc, examples, returns = docs["DOCUMENTATION"], docs["EXAMPLES"], docs["RETURN"]
+    assert doc["name"] == name
+    assert doc["short_description"] and doc["description"] and doc["author"] and doc["version_added"]
+    assert returns["_value"]["description"] and returns["_value"]["type"]
+    assert yaml.safe_load(examples) and "fluidops.accel." + name in examples
+    # The options are the function's arguments, the first being _input.
+    parameters = list(inspect.signature(JINJA_PLUGINS[kind][name]).parameters.values())
+    assert all(p.kind == p.POSITIONAL_OR_KEYWORD for p in parameters), "a wrapper hides the arguments: use functools.wraps"
+    arguments = ["_input"] + [p.name for p in parameters[1:]]
+    assert list(doc["options"]) == arguments and doc["options"]["_input"]["description"]
+    if kind == "filter":
+        assert [part.strip() for part in doc["positional"].split(",")] == arguments
+    for parameter in parameters[1:]:
+        option = doc["options"][parameter.name]
+        if parameter.default is parameter.empty:
+            assert option.get("required") is True, parameter.name
+        else:
+            assert not option.get("required") and option.get("default") == parameter.default, parameter.name
+
+
+@pytest.mark.parametrize("kind", sorted(JINJA_PLUGINS))
+def test_ansible_doc_lists_and_renders_every_filter_and_test(kind):
+    """ansible-doc finds the collection's filters and tests, each documented (not UNDOCUMENTED), and
+    no doc file is left over from a plugin that is gone."""
+    names = sorted("fluidops.accel." + name for name in JINJA_PLUGINS[kind])
+    listed = json.loads(_ansible_doc("-t", kind, "--list", "--json", "fluidops.accel"))
+    assert sorted(listed) == names
+    assert not [name for name, description in listed.items() if description == "UNDOCUMENTED"]
+    rendered = json.loads(_ansible_doc("-t", kind, "--json", *names))
+    assert sorted(rendered) == names
+    for name in names:
+        assert rendered[name]["doc"]["name"] == name.rsplit(".", 1)[1] and rendered[name]["return"]["_value"]
+    doc_files = sorted(f[:-4] for f in os.listdir(os.path.join(REPO, "plugins", kind)) if f.endswith(".yml"))
+    assert ["fluidops.accel." + name for name in doc_files] == names

@@ -72,7 +72,7 @@ def chart_values(profile, root_ufs, image_tag):
     try:
         built = build_values(params)
     except DatasetError as error:
-        raise SystemExit("profile %s: %s" % (profile, error))
+        raise SystemExit("profile %s: %s" % (profile, error)) from None
     values = built["values"]
     # The FUSE process serves its metrics (client cache hit rate) as in the chart's pods with
     # alluxio.fuse.web.enabled; the master's web server serves /api/v1/master/info.
