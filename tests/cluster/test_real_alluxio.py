@@ -8,6 +8,9 @@ import os
 import re
 import subprocess
 
+import time
+
+import pytest
 import yaml
 
 from conftest import CACHE, wait_until
@@ -16,6 +19,24 @@ from playbook import run_playbook
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STATE = os.path.join(CACHE, "run", "alluxio")
 HOSTS = ["gpu-node-1", "gpu-node-2"]
+SETTLED = os.path.join(CACHE, "run", "simulated", "clients-settled")
+
+
+def settled_since(moment):
+    try:
+        with open(SETTLED, encoding="utf-8") as handle:
+            return float(handle.read()) > moment
+    except (OSError, ValueError):
+        return False
+
+
+@pytest.fixture(scope="module", autouse=True)
+def settled_clients(kubeconfig):
+    """The tests before these delete runtimes, and the simulator then restarts the shared Alluxio's
+    FUSE and job service in the background (alluxio.sh renew-clients): wait until a simulator pass
+    begun after now finds no renewal to start or wait for."""
+    since = time.time()
+    wait_until(lambda: settled_since(since), seconds=300)
 
 
 def master_ip():

@@ -47,6 +47,8 @@ MPI = ("kubeflow.org", "v2beta1")
 EXIT = "fluidops.local/exit-code"
 ALLUXIO_CLI = os.path.join(HERE, "..", "alluxio", "bin", "alluxio")
 ALLUXIO_SH = os.path.join(HERE, "alluxio.sh")
+# In the state dir: when the last pass with no Alluxio client renewal pending began (note_settled).
+CLIENTS_SETTLED = "clients-settled"
 GIB = 1024 ** 3
 IMAGENET_BYTES = 143.67 * GIB  # ImageNet as TFRecords, what a simulated JindoRuntime reports
 # Seed 003's tables: job-wide images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
@@ -330,11 +332,24 @@ class Simulator:
                 self.core.delete_persistent_volume(volume.metadata.name)
 
     def step(self):
+        started = time.time()
         self.serve_alluxio_masters()
         self.run_dataloads()
         self.run_launchers()
         self.bind_jindo_datasets()
         self.release_jindo_volumes()
+        self.note_settled(started)
+
+    def note_settled(self, started):
+        """Writes the start time of the last pass that had no Alluxio client renewal to start or
+        wait for (CLIENTS_SETTLED), so a test of the shared Alluxio can wait until its FUSE mounts
+        and job service are stable: a pass begun after the test did finds nothing pending."""
+        if self.renewing_clients():
+            return
+        path = os.path.join(self.state_dir, CLIENTS_SETTLED)
+        with open(path + ".tmp", "w", encoding="utf-8") as handle:
+            handle.write("%.3f\n" % started)
+        os.replace(path + ".tmp", path)
 
 
 def standin_tree(ufs):
