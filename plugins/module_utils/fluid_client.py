@@ -159,20 +159,44 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
     return {name: current.get(name) for name in names}, finished()
 
 
-def run_module(argument_spec, execute, percentage_option=None, **module_options):
+class ModuleSpec(object):
+    """What a module accepts, declared once for its entry point (``run_module``) and its action
+    plugin: the argument spec, AnsibleModule's rules between options (required_if, ...), the bounds
+    of its numbers, {option: (least, most)} or (least, most, unit) with None for no limit, and
+    ``check``, a function of the parameters that returns what else is wrong with them."""
+
+    def __init__(self, argument_spec, bounds=None, check=None, **rules):
+        self.argument_spec = argument_spec
+        self.bounds = bounds or {}
+        self.check = check
+        self.rules = rules
+
+    def errors(self, params):
+        """One message per bad parameter, naming the option, its value and what is allowed."""
+        errors = []
+        for option, bound in self.bounds.items():
+            least, most, unit = (tuple(bound) + ("",))[:3]
+            value = params.get(option)
+            if value is None or ((least is None or value >= least) and (most is None or value <= most)):
+                continue
+            allowed = ("between %s and %s" % (least, most) if least is not None and most is not None
+                       else "%s or more" % least if least is not None else "%s or less" % most)
+            errors.append("%s=%s must be %s%s" % (option, value, allowed, " " + unit if unit else ""))
+        return errors + (self.check(params) if self.check else [])
+
+
+def run_module(spec, execute):
     """The entry point of the project's Kubernetes modules: kubernetes.core's module class (its
-    dependency checks and auth options), the bounds an argument spec cannot express, then
+    dependency checks and auth options), the spec's bounds and checks before any API call, then
     ``execute(module, client)`` with the client's errors turned into failures."""
     from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True, **module_options)
-    value = module.params[percentage_option] if percentage_option else None
-    if value is not None and not 0 <= value <= 100:
-        module.fail_json(msg="%s=%s is not between 0 and 100" % (percentage_option, value))
-    if module.params["wait_timeout"] < 1:
-        module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=spec.argument_spec, supports_check_mode=True, **spec.rules)
+    errors = spec.errors(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
     try:
         execute(module, FluidClient(get_api_client(module)))
     except CoreException as exc:

@@ -180,7 +180,7 @@ import copy
 import time
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for)
+    FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, ModuleSpec, run_module, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
@@ -188,10 +188,10 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 FINISHED = ("Complete", "Failed")
 
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(SLICED_WAIT_ARG_SPEC)
-    spec.update(
+def spec():
+    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+    argument_spec.update(SLICED_WAIT_ARG_SPEC)
+    argument_spec.update(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         dataset=dict(type="str", required=True),
@@ -207,7 +207,9 @@ def argspec():
         cached_percentage=dict(type="float"),
         cache_refresh_timeout=dict(type="int", default=120),
     )
-    return spec
+    return ModuleSpec(argument_spec, bounds=dict(wait_timeout=(1, None, "seconds"), cached_percentage=(0, 100),
+                                                 cache_refresh_timeout=(0, None, "seconds")),
+                      required_if=[("policy", "Cron", ("schedule",))])
 
 
 def desired_spec(params):
@@ -279,8 +281,6 @@ def loader_log_tail(client, name, namespace, lines=5):
 def execute_module(module, client):
     params = module.params
     namespace, name = params["namespace"], params["name"]
-    if params["cache_refresh_timeout"] < 0:
-        module.fail_json(msg="cache_refresh_timeout=%s must be 0 or more seconds" % params["cache_refresh_timeout"])
     existing = client.get("DataLoad", name, namespace)
 
     if params["state"] == "absent":
@@ -370,7 +370,7 @@ def execute_module(module, client):
 
 
 def main():
-    run_module(argspec(), execute_module, "cached_percentage", required_if=[("policy", "Cron", ("schedule",))])
+    run_module(spec(), execute_module)
 
 if __name__ == "__main__":
     main()

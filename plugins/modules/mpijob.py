@@ -112,7 +112,8 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
+    SLICED_WAIT_ARG_SPEC, ApiException, ModuleSpec, run_module, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -121,17 +122,17 @@ HASH = "fluidops.io/definition-hash"
 FINISHED = ("Succeeded", "Failed")
 
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(SLICED_WAIT_ARG_SPEC)
-    spec.update(
+def spec():
+    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+    argument_spec.update(SLICED_WAIT_ARG_SPEC)
+    argument_spec.update(
         definition=dict(type="dict", required=True),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         wait=dict(type="bool", default=True),
         wait_timeout=dict(type="int", default=14400),
         log_step=dict(type="int", default=1000),
     )
-    return spec
+    return ModuleSpec(argument_spec, bounds=dict(wait_timeout=(1, None, "seconds")))
 
 
 def definition_hash(definition):
@@ -236,7 +237,7 @@ def execute_module(module, client):
 
 
 def main():
-    run_module(argspec(), execute_module)
+    run_module(spec(), execute_module)
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
-from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info
+from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info, mpijob
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
 
@@ -100,8 +100,7 @@ def fixture(name):
 
 
 def run(module, args, cluster, monkeypatch, check=False):
-    target = module if hasattr(module, "get_api_client") else fluid_client
-    monkeypatch.setattr(target, "get_api_client", lambda *a, **k: cluster)
+    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
     if check:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args):
@@ -355,3 +354,25 @@ def test_alluxio_cluster_info_names_the_master_url_it_cannot_read(monkeypatch):
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"] == ("Alluxio release alluxio in alluxio: cannot read http://10.0.0.5:19999/api/v1/master/info: "
                                      "[Errno 111] Connection refused")
+
+
+@pytest.mark.parametrize("module, args, message", [
+    (fluid_dataload, dict(WARMUP, cached_percentage=100.5), "cached_percentage=100.5 must be between 0 and 100"),
+    (fluid_dataload, dict(WARMUP, wait_timeout=0, cache_refresh_timeout=-1),
+     "wait_timeout=0 must be 1 or more seconds; cache_refresh_timeout=-1 must be 0 or more seconds"),
+    (fluid_dataset_info, {"wait_cached_percentage": -1}, "wait_cached_percentage=-1.0 must be between 0 and 100"),
+    (fluid_dataset_info, {"wait": True, "wait_timeout": -30}, "wait_timeout=-30 must be 1 or more seconds"),
+    (mpijob, {"definition": {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "j"}}, "wait_timeout": 0},
+     "wait_timeout=0 must be 1 or more seconds"),
+    (alluxio_cluster_info, {"source": "fsadmin", "master_url": "http://10.0.0.5:19999"},
+     "master_url=http://10.0.0.5:19999 is only read with source=rest, not source=fsadmin"),
+])
+def test_bad_input_is_refused_with_what_is_allowed_before_any_api_client(module, args, message, monkeypatch):
+    def no_client(*args, **kwargs):
+        raise AssertionError("no API client expected")
+
+    monkeypatch.setattr(fluid_client, "get_api_client", no_client)
+    with patch_module_args(args):
+        with pytest.raises(Failed) as outcome:
+            module.main()
+    assert outcome.value.result["msg"] == message
