@@ -30,8 +30,15 @@ except ImportError:  # reported by AnsibleK8SModule's dependency check
 
 FLUID_API = "data.fluid.io/v1alpha1"
 WATCH_SECONDS = 60
-# The options the sliced-wait action plugins drive (doc fragment fluidops.accel.sliced_wait).
-SLICED_WAIT_ARG_SPEC = dict(fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
+# The bounds of the sliced-wait options (sliced_wait_spec), for the modules' ModuleSpec.
+SLICED_WAIT_BOUNDS = dict(wait_timeout=(1, None, "seconds"), progress_interval=(1, None, "seconds"))
+
+
+def sliced_wait_spec(wait_timeout):
+    """The options the sliced-wait action plugins drive (plugin_utils/sliced_wait.py), as the doc
+    fragment fluidops.accel.sliced_wait documents them; each module has its own default wait."""
+    return dict(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout),
+                fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
 
 
 class FluidClient(object):

@@ -82,11 +82,7 @@ options:
     default: present
   wait:
     description: Wait until the DataLoad is Complete (only for I(policy=Once)).
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait before failing with the DataLoad's state.
-    type: int
     default: 1800
   cached_percentage:
     description: After Complete, the cached percentage (0-100) the dataset must have, or the task fails.
@@ -180,7 +176,7 @@ import copy
 import time
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, ModuleSpec, run_module, wait_for)
+    FLUID_API, SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
@@ -190,7 +186,7 @@ FINISHED = ("Complete", "Failed")
 
 def spec():
     argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
-    argument_spec.update(SLICED_WAIT_ARG_SPEC)
+    argument_spec.update(sliced_wait_spec(wait_timeout=1800))
     argument_spec.update(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
@@ -202,12 +198,10 @@ def spec():
         policy=dict(type="str", choices=["Once", "Cron", "OnEvent"], default="Once"),
         schedule=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=1800),
         cached_percentage=dict(type="float"),
         cache_refresh_timeout=dict(type="int", default=120),
     )
-    return ModuleSpec(argument_spec, bounds=dict(wait_timeout=(1, None, "seconds"), cached_percentage=(0, 100),
+    return ModuleSpec(argument_spec, bounds=dict(SLICED_WAIT_BOUNDS, cached_percentage=(0, 100),
                                                  cache_refresh_timeout=(0, None, "seconds")),
                       required_if=[("policy", "Cron", ("schedule",))])
 

@@ -38,11 +38,7 @@ options:
     default: present
   wait:
     description: Wait until the job Succeeded or Failed.
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait before failing with the job's state.
-    type: int
     default: 14400
   log_step:
     description: The step whose images/sec is reported as C(images_per_sec_at_step) (the seeds report step 1000).
@@ -113,7 +109,7 @@ import hashlib
 import json
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    SLICED_WAIT_ARG_SPEC, ApiException, ModuleSpec, run_module, wait_for)
+    SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -124,15 +120,13 @@ FINISHED = ("Succeeded", "Failed")
 
 def spec():
     argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
-    argument_spec.update(SLICED_WAIT_ARG_SPEC)
+    argument_spec.update(sliced_wait_spec(wait_timeout=14400))
     argument_spec.update(
         definition=dict(type="dict", required=True),
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=14400),
         log_step=dict(type="int", default=1000),
     )
-    return ModuleSpec(argument_spec, bounds=dict(wait_timeout=(1, None, "seconds")))
+    return ModuleSpec(argument_spec, bounds=SLICED_WAIT_BOUNDS)
 
 
 def definition_hash(definition):
