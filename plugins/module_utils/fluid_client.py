@@ -41,6 +41,12 @@ def sliced_wait_spec(wait_timeout):
                 fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
 
 
+def timed_out_after(seconds):
+    """The start of the message of a wait that ran out; the sliced-wait action plugins put the
+    whole wait in place of the last slice's."""
+    return "Timed out after %ss" % seconds
+
+
 class FluidClient(object):
     def __init__(self, k8s_client, clock=time.monotonic):
         self.k8s = k8s_client

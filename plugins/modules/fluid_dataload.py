@@ -176,7 +176,7 @@ import copy
 import time
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API, SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, wait_for)
+    FLUID_API, SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, timed_out_after, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
@@ -350,8 +350,8 @@ def execute_module(module, client):
     if timed_out:
         if params["fail_on_timeout"]:
             events = client.events("DataLoad", name, namespace)
-            module.fail_json(msg="Timed out after %ss: DataLoad %s/%s is %s, dataset %s %s%% cached%s" % (
-                params["wait_timeout"], namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
+            module.fail_json(msg="%s: DataLoad %s/%s is %s, dataset %s %s%% cached%s" % (
+                timed_out_after(params["wait_timeout"]), namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
                 after["cached_percentage"], ("; events: " + " | ".join(events)) if events else ""), **result)
         module.exit_json(**result)
     if phase_of(dataload) == "Complete" and below(after, threshold):

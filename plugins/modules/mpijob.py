@@ -109,7 +109,7 @@ import hashlib
 import json
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, wait_for)
+    SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, timed_out_after, wait_for)
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
@@ -225,8 +225,8 @@ def execute_module(module, client):
             namespace, name, "; ".join("%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]
                                        if c.get("type") == "Failed"), launcher, tail), **result)
     if timed_out and params["fail_on_timeout"]:
-        module.fail_json(msg="Timed out after %ss: MPIJob %s/%s is %s" % (params["wait_timeout"], namespace, name,
-                                                                            result["state"] or "not started"), **result)
+        module.fail_json(msg="%s: MPIJob %s/%s is %s" % (timed_out_after(params["wait_timeout"]), namespace, name,
+                                                         result["state"] or "not started"), **result)
     module.exit_json(**result)
 
 

@@ -25,6 +25,8 @@ from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import timed_out_after
+
 display = Display()
 
 
@@ -88,5 +90,8 @@ class SlicedWaitAction(ActionBase):
         if outcome.get("failed") and first is outcome and "timed_out" not in outcome:
             result.update(outcome)  # failed before any wait: nothing to add up
             return result
+        if outcome.get("failed") and outcome.get("timed_out"):
+            # The module knows only its slice: the message names the whole wait.
+            outcome["msg"] = outcome["msg"].replace(timed_out_after(args["wait_timeout"]), timed_out_after(total), 1)
         result.update(self.combine(first, outcome, round(self.clock() - started, 1), calls))
         return result
