@@ -12,6 +12,9 @@ predicate holds for every named object or the time runs out. A watch request las
 ``WATCH_SECONDS``, so a wait makes one list plus about one watch request a minute, however
 often the objects change. A 410 Gone (the version is too old) re-lists. In check mode the
 modules never call it: they report the state as it is.
+
+``run_module`` is every Kubernetes module's entry point; each module declares what it accepts in
+a ``ModuleSpec``, which its action plugin, if it has one, checks too.
 """
 
 from __future__ import absolute_import, division, print_function
