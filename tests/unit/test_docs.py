@@ -1,7 +1,9 @@
-"""Every module's DOCUMENTATION, EXAMPLES and RETURN render with ansible-doc, and its examples
-use only options the documentation lists; every filter and test plugin has a doc file beside it
-that ansible-doc finds, and whose options are the function's arguments."""
+"""Every module's DOCUMENTATION, EXAMPLES and RETURN render with ansible-doc, its examples use
+only options the documentation lists, and the documentation says what the argument spec does;
+every filter and test plugin has a doc file beside it that ansible-doc finds, and whose options
+are the function's arguments."""
 
+import functools
 import importlib
 import inspect
 import json
@@ -11,8 +13,34 @@ import subprocess
 import pytest
 import yaml
 
+from ansible_collections.fluidops.accel.plugins.doc_fragments.sliced_wait import ModuleDocFragment
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import sliced_wait_spec
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(REPO, "plugins", "modules")) if name.endswith(".py"))
+ENV = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
+# What the documentation of an option and its argument spec both state.
+SAID = ("type", "default", "choices", "elements", "required", "aliases")
+
+
+def _ansible_doc(*args):
+    """ansible-doc's output, with the collection found as the playbooks find it (ansible.cfg)."""
+    result = subprocess.run(["ansible-doc", *args], capture_output=True, text=True, env=ENV, cwd=REPO, check=False)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@functools.lru_cache(maxsize=None)
+def ansible_doc(module):
+    """ansible-doc's entry for the module, its doc fragments merged in."""
+    return json.loads(_ansible_doc("--json", "fluidops.accel." + module))["fluidops.accel." + module]
+
+
+def said(options, children):
+    """{option: what it states}, suboptions included, with AnsibleModule's defaults made explicit."""
+    return {name: dict({key: option.get(key) for key in SAID}, type=option.get("type") or "str", required=bool(option.get("required")),
+                       suboptions=said(option.get(children) or {}, children))
+            for name, option in options.items()}
 
 
 def _jinja_plugins(kind):
@@ -30,17 +58,9 @@ def _jinja_plugins(kind):
 JINJA_PLUGINS = {kind: _jinja_plugins(kind) for kind in ("filter", "test")}
 
 
-def _ansible_doc(*args):
-    """ansible-doc's output, with the collection found as the playbooks find it (ansible.cfg)."""
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
-    result = subprocess.run(["ansible-doc", *args], capture_output=True, text=True, env=env, cwd=REPO, check=False)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 @pytest.mark.parametrize("module", MODULES)
 def test_ansible_doc_renders_the_module(module):
-    entry = json.loads(_ansible_doc("--json", "fluidops.accel." + module))["fluidops.accel." + module]
+    entry = ansible_doc(module)
     doc, examples, returns = entry["doc"], entry["examples"], entry["return"]
     assert doc["short_description"] and doc["description"] and returns
     options = set(doc["options"]) | {alias for option in doc["options"].values() for alias in option.get("aliases", [])}
@@ -111,3 +131,17 @@ def test_ansible_doc_lists_and_renders_every_filter_and_test(kind):
         assert rendered[name]["doc"]["name"] == name.rsplit(".", 1)[1] and rendered[name]["return"]["_value"]
     doc_files = sorted(f[:-4] for f in os.listdir(os.path.join(REPO, "plugins", kind)) if f.endswith(".yml"))
     assert ["fluidops.accel." + name for name in doc_files] == names
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if hasattr(importlib.import_module("ansible_collections.fluidops.accel.plugins.modules." + m), "spec")])
+def test_the_documentation_states_the_argument_spec(module):
+    """Each option's type, default, choices, elements, required and aliases, as ansible-doc shows
+    them (doc fragments merged in) and as the module's spec checks them."""
+    spec = importlib.import_module("ansible_collections.fluidops.accel.plugins.modules." + module).spec()
+    assert said(ansible_doc(module)["doc"]["options"], "suboptions") == said(spec.argument_spec, "options")
+
+
+def test_the_sliced_wait_fragment_documents_sliced_wait_spec():
+    """Options, types and defaults; wait_timeout's default is each module's own (checked above)."""
+    documented = said(yaml.safe_load(ModuleDocFragment.DOCUMENTATION)["options"], "suboptions")
+    assert documented == said(sliced_wait_spec(wait_timeout=None), "options")
