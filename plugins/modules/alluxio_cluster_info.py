@@ -124,11 +124,10 @@ import copy
 import json
 
 from ansible.module_utils.urls import open_url
-
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import (
-    ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info)
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
 
 try:
     from kubernetes.client import CoreV1Api
@@ -173,7 +172,7 @@ def direct_get(url, path):
     try:
         return open_url(address, timeout=30).read().decode("utf-8")
     except Exception as exc:  # urllib's and Ansible's errors: each says what failed
-        raise ReportError("cannot read %s: %s" % (address, exc))
+        raise ReportError("cannot read %s: %s" % (address, exc)) from exc
 
 
 def read_cluster(module, core):
@@ -189,7 +188,7 @@ def read_cluster(module, core):
         try:
             return parse_master_info(json.loads(text)), "GET %s/api/v1/master/info" % target
         except ValueError as exc:
-            raise ReportError("%s did not return JSON: %s" % (target, exc))
+            raise ReportError("%s did not return JSON: %s" % (target, exc)) from exc
     output = stream(core.connect_get_namespaced_pod_exec, master, params["namespace"], container="alluxio-master",
                     command=["alluxio", "fsadmin", "report"], stderr=True, stdin=False, stdout=True, tty=False)
     return parse_fsadmin_report(output), "alluxio fsadmin report in %s" % master

@@ -175,11 +175,20 @@ import calendar
 import copy
 import time
 
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API, SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, timed_out_after, wait_for)
+    FLUID_API,
+    SLICED_WAIT_BOUNDS,
+    ApiException,
+    ModuleSpec,
+    run_module,
+    sliced_wait_spec,
+    timed_out_after,
+    wait_for,
+)
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 FINISHED = ("Complete", "Failed")
 

@@ -120,9 +120,10 @@ reasons:
 
 import copy
 
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 
 def spec():

@@ -108,10 +108,18 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    SLICED_WAIT_BOUNDS, ApiException, ModuleSpec, run_module, sliced_wait_spec, timed_out_after, wait_for)
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
+    SLICED_WAIT_BOUNDS,
+    ApiException,
+    ModuleSpec,
+    run_module,
+    sliced_wait_spec,
+    timed_out_after,
+    wait_for,
+)
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 
 API = "kubeflow.org/v2beta1"
 HASH = "fluidops.io/definition-hash"

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-
 import time
 
 import pytest
