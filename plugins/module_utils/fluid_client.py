@@ -21,6 +21,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
@@ -199,6 +200,17 @@ class ModuleSpec(object):
                        else "%s or more" % least if least is not None else "%s or less" % most)
             errors.append("%s=%s must be %s%s" % (option, value, allowed, " " + unit if unit else ""))
         return errors + (self.check(params) if self.check else [])
+
+    @classmethod
+    def sliced_wait(cls, wait_timeout, options, bounds=None, **rules):
+        """The spec of a module whose action plugin waits in slices: kubernetes.core's auth options,
+        the sliced-wait options with the module's own default wait and their bounds, then its own."""
+        from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+        argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+        argument_spec.update(sliced_wait_spec(wait_timeout=wait_timeout))
+        argument_spec.update(options)
+        return cls(argument_spec, bounds=dict(SLICED_WAIT_BOUNDS, **(bounds or {})), **rules)
 
 
 def run_module(spec, execute):

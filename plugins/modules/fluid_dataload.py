@@ -172,18 +172,13 @@ api_calls:
 """
 
 import calendar
-import copy
 import time
-
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
     FLUID_API,
-    SLICED_WAIT_BOUNDS,
     ApiException,
     ModuleSpec,
     run_module,
-    sliced_wait_spec,
     timed_out_after,
     wait_for,
 )
@@ -194,9 +189,7 @@ FINISHED = ("Complete", "Failed")
 
 
 def spec():
-    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
-    argument_spec.update(sliced_wait_spec(wait_timeout=1800))
-    argument_spec.update(
+    return ModuleSpec.sliced_wait(1800, dict(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         dataset=dict(type="str", required=True),
@@ -209,10 +202,8 @@ def spec():
         state=dict(type="str", choices=["present", "absent"], default="present"),
         cached_percentage=dict(type="float"),
         cache_refresh_timeout=dict(type="int", default=120),
-    )
-    return ModuleSpec(argument_spec, bounds=dict(SLICED_WAIT_BOUNDS, cached_percentage=(0, 100),
-                                                 cache_refresh_timeout=(0, None, "seconds")),
-                      required_if=[("policy", "Cron", ("schedule",))])
+    ), bounds=dict(cached_percentage=(0, 100), cache_refresh_timeout=(0, None, "seconds")),
+        required_if=[("policy", "Cron", ("schedule",))])
 
 
 def desired_spec(params):

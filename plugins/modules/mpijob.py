@@ -108,14 +108,10 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    SLICED_WAIT_BOUNDS,
     ApiException,
     ModuleSpec,
     run_module,
-    sliced_wait_spec,
     timed_out_after,
     wait_for,
 )
@@ -127,14 +123,11 @@ FINISHED = ("Succeeded", "Failed")
 
 
 def spec():
-    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
-    argument_spec.update(sliced_wait_spec(wait_timeout=14400))
-    argument_spec.update(
+    return ModuleSpec.sliced_wait(14400, dict(
         definition=dict(type="dict", required=True),
         state=dict(type="str", choices=["present", "absent"], default="present"),
         log_step=dict(type="int", default=1000),
-    )
-    return ModuleSpec(argument_spec, bounds=SLICED_WAIT_BOUNDS)
+    ))
 
 
 def definition_hash(definition):
