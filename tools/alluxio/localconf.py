@@ -50,7 +50,7 @@ def local_settings():
         inventory = yaml.safe_load(handle)
     with open(os.path.join(REPO, "roles", "alluxio", "defaults", "main.yml"), encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)
-    with open(os.path.join(REPO, "roles", "common", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
         profiles = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
     return inventory, defaults, profiles
 
