@@ -9,6 +9,8 @@ export CONTAINERS_CONF := $(CURDIR)/tools/podman/containers.conf
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Per checkout (git-ignored): ansible-lint installs a copy of this collection there.
 export ANSIBLE_HOME := $(CURDIR)/.ansible
+# ruff keeps its cache with the others, outside the checkout.
+export RUFF_CACHE_DIR := $(FLUIDOPS_CACHE_DIR)/ruff
 
 VENV_STAMP := $(FLUIDOPS_CACHE_DIR)/.venv-path
 venv = $(shell cat $(VENV_STAMP))
@@ -30,7 +32,13 @@ deps:  ## Debian packages and the Python venv (cached by requirements hash)
 host-image: deps  ## the podman image that stands in for a GPU node's OS (built once)
 	@tools/hostimage/build.sh > $(FLUIDOPS_CACHE_DIR)/.host-image
 
-lint: deps  ## yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+# The shell scripts shellcheck reads: every *.sh, and every executable whose first line runs sh or bash.
+shell_scripts = { git ls-files -- '*.sh'; git ls-files -s | awk '$$1 == "100755" {print $$4}' \
+  | xargs awk 'FNR == 1 && /^\#!.*[/ ](ba)?sh( |$$)/ {print FILENAME} {nextfile}'; } | sort -u
+
+lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+	@scripts=$$($(shell_scripts)); shellcheck $$scripts && echo "shellcheck ok:" $$scripts
+	$(run) ruff check .
 	$(run) yamllint --strict .
 	@# ansible-lint keeps a copy of this collection and does not refresh it: lint what is here.
 	@rm -rf $(ANSIBLE_HOME)/collections/ansible_collections/fluidops

@@ -9,7 +9,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 python=${FLUIDOPS_PYTHON:-python3}
 # openjdk-17-jre-headless and curl: tools/alluxio fetches Alluxio's jars from Maven Central and runs them.
-system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jre-headless curl)
+# The shell scripts are checked with shellcheck (make lint).
+system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jre-headless curl shellcheck)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 

@@ -8,19 +8,20 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.fluidops.accel.plugins.modules import fluid_dataload
 from ansible_collections.fluidops.accel.plugins.plugin_utils.sliced_wait import SlicedWaitAction
 
 
 class ActionModule(SlicedWaitAction):
     MODULE = "fluidops.accel.fluid_dataload"
+    SPEC = staticmethod(fluid_dataload.spec)
 
-    def sliced(self, args):
-        return (super(ActionModule, self).sliced(args) and args.get("policy", "Once") == "Once"
-                and args.get("state", "present") == "present")
+    def sliced(self, params):
+        return super(ActionModule, self).sliced(params) and params["policy"] == "Once" and params["state"] == "present"
 
-    def progress(self, args, outcome, seconds):
+    def progress(self, params, outcome, seconds):
         line = "DataLoad %s %s, dataset %s %s%% cached" % (
-            args["name"], outcome.get("phase") or "pending", args["dataset"], outcome.get("cached_percentage"))
+            params["name"], outcome.get("phase") or "pending", params["dataset"], outcome.get("cached_percentage"))
         if outcome.get("phase") == "Complete":  # the module waits for Fluid's next cache-state refresh
             line += ", waiting for Fluid to refresh the dataset's cache states"
         return line

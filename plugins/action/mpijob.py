@@ -8,18 +8,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.fluidops.accel.plugins.modules import mpijob
 from ansible_collections.fluidops.accel.plugins.plugin_utils.sliced_wait import SlicedWaitAction
 
 
 class ActionModule(SlicedWaitAction):
     MODULE = "fluidops.accel.mpijob"
-    DEFAULT_TIMEOUT = 14400
+    SPEC = staticmethod(mpijob.spec)
 
-    def sliced(self, args):
-        return super(ActionModule, self).sliced(args) and args.get("state", "present") == "present"
+    def sliced(self, params):
+        return super(ActionModule, self).sliced(params) and params["state"] == "present"
 
-    def progress(self, args, outcome, seconds):
+    def progress(self, params, outcome, seconds):
         throughput = outcome.get("throughput") or {}
         step = ", step %s at %s images/sec" % (throughput["last_step"], throughput["images_per_sec_at_last_step"]) \
             if throughput.get("last_step") else ""
-        return "MPIJob %s %s%s" % (args["definition"]["metadata"]["name"], outcome.get("state") or "pending", step)
+        return "MPIJob %s %s%s" % (params["definition"]["metadata"]["name"], outcome.get("state") or "pending", step)

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
@@ -23,7 +24,7 @@ def alluxio_chart_values(params):
     try:
         return build_values(params)
     except DatasetError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def alluxio_oss_site_properties(credentials):

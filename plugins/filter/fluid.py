@@ -8,8 +8,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
-    DatasetError, build_dataset, build_nfs_volume, build_oss_secret, check_placement)
+    DatasetError,
+    build_dataset,
+    build_nfs_volume,
+    build_oss_secret,
+    check_placement,
+)
 
 
 def fluid_dataset_manifests(datasets, context):
@@ -22,7 +28,7 @@ def fluid_dataset_manifests(datasets, context):
             warnings.extend(built["warnings"])
         check_placement(manifests, context["gpu_node_count"])
     except DatasetError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
     return {"manifests": manifests, "warnings": warnings}
 
 
@@ -31,7 +37,7 @@ def nfs_volume_manifests(volumes, namespace, mount_options):
     try:
         return [obj for index, item in enumerate(volumes or []) for obj in build_nfs_volume(item, index, namespace, mount_options)]
     except DatasetError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def oss_secret_manifests(secrets, namespace):
@@ -39,7 +45,7 @@ def oss_secret_manifests(secrets, namespace):
     try:
         return [build_oss_secret(name, credentials or {}, namespace) for name, credentials in sorted((secrets or {}).items())]
     except DatasetError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def oss_secret_problems(secrets, namespace="default"):

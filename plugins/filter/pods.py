@@ -9,15 +9,23 @@ __metaclass__ = type
 
 
 def pods_using_claims(pods, claims):
-    """``["<namespace>/<pod> (<claim>, <phase>)", ...]`` for the pods whose volumes name a claim of ``claims``."""
-    wanted = set(claims or [])
+    """``[{namespace, name, claim, phase}, ...]``, one per pod and claim of ``claims`` it mounts.
+    ``claims`` are refs of fluidops_datasets_model (``{claim, namespace}``; a plain name matches
+    in any namespace)."""
+    wanted = set()
+    for ref in claims or []:
+        if isinstance(ref, dict):
+            wanted.add((ref.get("namespace"), ref.get("claim") or ref.get("name")))
+        else:
+            wanted.add((None, ref))
     found = []
     for pod in pods or []:
+        namespace = pod["metadata"].get("namespace")
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
-            if claim in wanted:
-                found.append("%s/%s (%s, %s)" % (pod["metadata"].get("namespace"), pod["metadata"]["name"], claim,
-                                                 (pod.get("status") or {}).get("phase", "Unknown")))
+            if claim and ((namespace, claim) in wanted or (None, claim) in wanted):
+                found.append({"namespace": namespace, "name": pod["metadata"]["name"], "claim": claim,
+                              "phase": (pod.get("status") or {}).get("phase", "Unknown")})
     return found
 
 

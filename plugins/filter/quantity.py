@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import percentage
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
     QuantityError,
@@ -22,7 +23,7 @@ def _wrap(function):
         try:
             return function(value)
         except QuantityError as exc:
-            raise AnsibleFilterError(str(exc))
+            raise AnsibleFilterError(str(exc)) from exc
 
     filter_function.__name__ = function.__name__
     return filter_function

@@ -8,19 +8,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
+
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.fluidops.accel.plugins.module_utils import training
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
 
 
 def _checked(function):
+    @functools.wraps(function)  # keeps the name and the signature (tests/unit/test_docs.py reads it)
     def wrapper(*args):
         try:
             return function(*args)
         except DatasetError as exc:
-            raise AnsibleFilterError(str(exc))
-    wrapper.__name__ = function.__name__
+            raise AnsibleFilterError(str(exc)) from exc
     return wrapper
 
 

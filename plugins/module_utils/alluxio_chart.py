@@ -19,8 +19,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
-    OSS_KEYS, DatasetError, build_tier, merge_profile)
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import OSS_KEYS, DatasetError, build_tier, merge_profile
 
 SITE_PROPERTIES = "alluxio-site.properties"
 VOLUME_TYPES = ("hostPath", "emptyDir", "persistentVolumeClaim")

@@ -35,7 +35,7 @@ def _bytes(text, where):
     try:
         return parse_bytes(text)
     except QuantityError:
-        raise ReportError("%s: %r is not a size" % (where, text))
+        raise ReportError("%s: %r is not a size" % (where, text)) from None
 
 
 def parse_fsadmin_report(text):
@@ -63,7 +63,7 @@ def parse_fsadmin_report(text):
             try:
                 report[key.lower().replace(" ", "_")] = int(value)
             except ValueError:
-                raise ReportError("%s: %r is not a count" % (key, value))
+                raise ReportError("%s: %r is not a count" % (key, value)) from None
         elif key == "Master Address":
             report["master_address"] = value
         elif key == "Version":

@@ -12,12 +12,16 @@ predicate holds for every named object or the time runs out. A watch request las
 ``WATCH_SECONDS``, so a wait makes one list plus about one watch request a minute, however
 often the objects change. A 410 Gone (the version is too old) re-lists. In check mode the
 modules never call it: they report the state as it is.
+
+``run_module`` is every Kubernetes module's entry point; each module declares what it accepts in
+a ``ModuleSpec``, which its action plugin, if it has one, checks too.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
@@ -30,8 +34,21 @@ except ImportError:  # reported by AnsibleK8SModule's dependency check
 
 FLUID_API = "data.fluid.io/v1alpha1"
 WATCH_SECONDS = 60
-# The options the sliced-wait action plugins drive (doc fragment fluidops.accel.sliced_wait).
-SLICED_WAIT_ARG_SPEC = dict(fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
+# The bounds of the sliced-wait options (sliced_wait_spec), for the modules' ModuleSpec.
+SLICED_WAIT_BOUNDS = dict(wait_timeout=(1, None, "seconds"), progress_interval=(1, None, "seconds"))
+
+
+def sliced_wait_spec(wait_timeout):
+    """The options the sliced-wait action plugins drive (plugin_utils/sliced_wait.py), as the doc
+    fragment fluidops.accel.sliced_wait documents them; each module has its own default wait."""
+    return dict(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout),
+                fail_on_timeout=dict(type="bool", default=True), progress_interval=dict(type="int", default=30))
+
+
+def timed_out_after(seconds):
+    """The start of the message of a wait that ran out; the sliced-wait action plugins put the
+    whole wait in place of the last slice's."""
+    return "Timed out after %ss" % seconds
 
 
 class FluidClient(object):
@@ -159,20 +176,55 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
     return {name: current.get(name) for name in names}, finished()
 
 
-def run_module(argument_spec, execute, percentage_option=None, **module_options):
+class ModuleSpec(object):
+    """What a module accepts, declared once for its entry point (``run_module``) and its action
+    plugin: the argument spec, AnsibleModule's rules between options (required_if, ...), the bounds
+    of its numbers, {option: (least, most)} or (least, most, unit) with None for no limit, and
+    ``check``, a function of the parameters that returns what else is wrong with them."""
+
+    def __init__(self, argument_spec, bounds=None, check=None, **rules):
+        self.argument_spec = argument_spec
+        self.bounds = bounds or {}
+        self.check = check
+        self.rules = rules
+
+    def errors(self, params):
+        """One message per bad parameter, naming the option, its value and what is allowed."""
+        errors = []
+        for option, bound in self.bounds.items():
+            least, most, unit = (tuple(bound) + ("",))[:3]
+            value = params.get(option)
+            if value is None or ((least is None or value >= least) and (most is None or value <= most)):
+                continue
+            allowed = ("between %s and %s" % (least, most) if least is not None and most is not None
+                       else "%s or more" % least if least is not None else "%s or less" % most)
+            errors.append("%s=%s must be %s%s" % (option, value, allowed, " " + unit if unit else ""))
+        return errors + (self.check(params) if self.check else [])
+
+    @classmethod
+    def sliced_wait(cls, wait_timeout, options, bounds=None, **rules):
+        """The spec of a module whose action plugin waits in slices: kubernetes.core's auth options,
+        the sliced-wait options with the module's own default wait and their bounds, then its own."""
+        from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+        argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+        argument_spec.update(sliced_wait_spec(wait_timeout=wait_timeout))
+        argument_spec.update(options)
+        return cls(argument_spec, bounds=dict(SLICED_WAIT_BOUNDS, **(bounds or {})), **rules)
+
+
+def run_module(spec, execute):
     """The entry point of the project's Kubernetes modules: kubernetes.core's module class (its
-    dependency checks and auth options), the bounds an argument spec cannot express, then
+    dependency checks and auth options), the spec's bounds and checks before any API call, then
     ``execute(module, client)`` with the client's errors turned into failures."""
     from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True, **module_options)
-    value = module.params[percentage_option] if percentage_option else None
-    if value is not None and not 0 <= value <= 100:
-        module.fail_json(msg="%s=%s is not between 0 and 100" % (percentage_option, value))
-    if module.params["wait_timeout"] < 1:
-        module.fail_json(msg="wait_timeout=%s must be at least 1 second" % module.params["wait_timeout"])
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=spec.argument_spec, supports_check_mode=True, **spec.rules)
+    errors = spec.errors(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
     try:
         execute(module, FluidClient(get_api_client(module)))
     except CoreException as exc:

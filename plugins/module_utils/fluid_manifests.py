@@ -115,7 +115,7 @@ def merge_profile(runtime, profiles, profile_variable):
 
 
 def tolerations_of(taints, where):
-    """Kubernetes tolerations for node taints ``{key, value, effect}`` (as node_labels_taints
+    """Kubernetes tolerations for node taints ``{key, value, effect}`` (as fluidops_gpu_node_taints
     lists them): Equal when a value is given, else Exists."""
     _require(isinstance(taints, list) and all(isinstance(t, dict) and t.get("key") for t in taints),
              "%s=%s must be a list of {key, value, effect}" % (where, taints))

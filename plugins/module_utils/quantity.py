@@ -66,7 +66,7 @@ def parse_bytes(value):
     try:
         number = Decimal(match.group("number"))
     except InvalidOperation:
-        raise QuantityError("%r is not %s" % (value, QUANTITY_HELP))
+        raise QuantityError("%r is not %s" % (value, QUANTITY_HELP)) from None
     return int(number * factor)
 
 

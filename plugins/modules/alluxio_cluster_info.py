@@ -124,14 +124,10 @@ import copy
 import json
 
 from ansible.module_utils.urls import open_url
-
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import (
-    ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info)
-from ansible_collections.kubernetes.core.plugins.module_utils.ansiblemodule import AnsibleModule
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
 
 try:
     from kubernetes.client import CoreV1Api
@@ -141,9 +137,16 @@ except ImportError:  # reported by AnsibleK8SModule's dependency check
     ApiException = Exception
 
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(
+def master_url_needs_rest(params):
+    """A rule between two options that an argument spec cannot state."""
+    if params["master_url"] and params["source"] != "rest":
+        return ["master_url=%s is only read with source=rest, not source=%s" % (params["master_url"], params["source"])]
+    return []
+
+
+def spec():
+    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+    argument_spec.update(
         release=dict(type="str", default="alluxio"),
         namespace=dict(type="str", default="alluxio"),
         source=dict(type="str", choices=["rest", "fsadmin"], default="rest"),
@@ -153,7 +156,7 @@ def argspec():
         client_cache=dict(type="bool", default=False),
         fuse_web_port=dict(type="int", default=49999),
     )
-    return spec
+    return ModuleSpec(argument_spec, check=master_url_needs_rest)
 
 
 def proxy_get(core, namespace, target, path):
@@ -169,7 +172,7 @@ def direct_get(url, path):
     try:
         return open_url(address, timeout=30).read().decode("utf-8")
     except Exception as exc:  # urllib's and Ansible's errors: each says what failed
-        raise ReportError("cannot read %s: %s" % (address, exc))
+        raise ReportError("cannot read %s: %s" % (address, exc)) from exc
 
 
 def read_cluster(module, core):
@@ -185,7 +188,7 @@ def read_cluster(module, core):
         try:
             return parse_master_info(json.loads(text)), "GET %s/api/v1/master/info" % target
         except ValueError as exc:
-            raise ReportError("%s did not return JSON: %s" % (target, exc))
+            raise ReportError("%s did not return JSON: %s" % (target, exc)) from exc
     output = stream(core.connect_get_namespaced_pod_exec, master, params["namespace"], container="alluxio-master",
                     command=["alluxio", "fsadmin", "report"], stderr=True, stdin=False, stdout=True, tty=False)
     return parse_fsadmin_report(output), "alluxio fsadmin report in %s" % master
@@ -203,26 +206,24 @@ def read_client_cache(module, core):
     return client_cache_metrics(documents), len(documents)
 
 
-def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
-    if module.params["master_url"] and module.params["source"] != "rest":
-        module.fail_json(msg="master_url=%s is only read with source=rest, not source=%s" % (
-            module.params["master_url"], module.params["source"]))
+def execute_module(module, client):
     try:
-        core = CoreV1Api(get_api_client(module).client.client)
+        core = CoreV1Api(client.k8s.client.client)
         report, source = read_cluster(module, core)
         result = dict(changed=False, source=source, **report)
         if module.params["client_cache"]:
             result["client_cache"], result["fuse_pods"] = read_client_cache(module, core)
         module.exit_json(**result)
-    except CoreException as exc:
-        module.fail_from_exception(exc)
     except ApiException as exc:
         module.fail_json(msg="Cannot read Alluxio release %s in %s (%s): the API server answered %s %s%s" % (
             module.params["release"], module.params["namespace"], module.params["source"], exc.status, exc.reason,
             (": " + exc.body.decode("utf-8", "replace")[:300] if isinstance(exc.body, bytes) else (": " + str(exc.body)[:300] if exc.body else ""))))
     except ReportError as exc:
         module.fail_json(msg="Alluxio release %s in %s: %s" % (module.params["release"], module.params["namespace"], exc))
+
+
+def main():
+    run_module(spec(), execute_module)
 
 
 if __name__ == "__main__":

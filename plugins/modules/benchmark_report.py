@@ -68,6 +68,7 @@ markdown:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+
 from ansible_collections.fluidops.accel.plugins.module_utils.benchmark_report import chart, document, markdown
 
 

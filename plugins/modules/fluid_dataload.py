@@ -63,7 +63,7 @@ options:
   tolerations:
     description:
       - Node taints (C(key), C(value), C(effect)) the loader pod tolerates, as the GPU nodes' taints are listed in
-        C(node_labels_taints); C(Equal) when a value is given, else C(Exists).
+        C(fluidops_gpu_node_taints); C(Equal) when a value is given, else C(Exists).
     type: list
     elements: dict
     default: []
@@ -82,11 +82,7 @@ options:
     default: present
   wait:
     description: Wait until the DataLoad is Complete (only for I(policy=Once)).
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait before failing with the DataLoad's state.
-    type: int
     default: 1800
   cached_percentage:
     description: After Complete, the cached percentage (0-100) the dataset must have, or the task fails.
@@ -176,22 +172,24 @@ api_calls:
 """
 
 import calendar
-import copy
 import time
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API, SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for)
+    FLUID_API,
+    ApiException,
+    ModuleSpec,
+    run_module,
+    timed_out_after,
+    wait_for,
+)
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 FINISHED = ("Complete", "Failed")
 
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(SLICED_WAIT_ARG_SPEC)
-    spec.update(
+def spec():
+    return ModuleSpec.sliced_wait(1800, dict(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="default"),
         dataset=dict(type="str", required=True),
@@ -202,12 +200,10 @@ def argspec():
         policy=dict(type="str", choices=["Once", "Cron", "OnEvent"], default="Once"),
         schedule=dict(type="str"),
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=1800),
         cached_percentage=dict(type="float"),
         cache_refresh_timeout=dict(type="int", default=120),
-    )
-    return spec
+    ), bounds=dict(cached_percentage=(0, 100), cache_refresh_timeout=(0, None, "seconds")),
+        required_if=[("policy", "Cron", ("schedule",))])
 
 
 def desired_spec(params):
@@ -279,8 +275,6 @@ def loader_log_tail(client, name, namespace, lines=5):
 def execute_module(module, client):
     params = module.params
     namespace, name = params["namespace"], params["name"]
-    if params["cache_refresh_timeout"] < 0:
-        module.fail_json(msg="cache_refresh_timeout=%s must be 0 or more seconds" % params["cache_refresh_timeout"])
     existing = client.get("DataLoad", name, namespace)
 
     if params["state"] == "absent":
@@ -356,8 +350,8 @@ def execute_module(module, client):
     if timed_out:
         if params["fail_on_timeout"]:
             events = client.events("DataLoad", name, namespace)
-            module.fail_json(msg="Timed out after %ss: DataLoad %s/%s is %s, dataset %s %s%% cached%s" % (
-                params["wait_timeout"], namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
+            module.fail_json(msg="%s: DataLoad %s/%s is %s, dataset %s %s%% cached%s" % (
+                timed_out_after(params["wait_timeout"]), namespace, name, phase_of(dataload) or "without a phase", params["dataset"],
                 after["cached_percentage"], ("; events: " + " | ".join(events)) if events else ""), **result)
         module.exit_json(**result)
     if phase_of(dataload) == "Complete" and below(after, threshold):
@@ -370,7 +364,7 @@ def execute_module(module, client):
 
 
 def main():
-    run_module(argspec(), execute_module, "cached_percentage", required_if=[("policy", "Cron", ("schedule",))])
+    run_module(spec(), execute_module)
 
 if __name__ == "__main__":
     main()

@@ -120,14 +120,15 @@ reasons:
 
 import copy
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import run_module, wait_for
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(
+
+def spec():
+    argument_spec = copy.deepcopy(AUTH_ARG_SPEC)
+    argument_spec.update(
         name=dict(type="list", elements="str", aliases=["names"]),
         namespace=dict(type="str", default="default"),
         wait=dict(type="bool", default=False),
@@ -135,7 +136,7 @@ def argspec():
         wait_cached_percentage=dict(type="float"),
         wait_timeout=dict(type="int", default=300),
     )
-    return spec
+    return ModuleSpec(argument_spec, bounds=dict(wait_timeout=(1, None, "seconds"), wait_cached_percentage=(0, 100)))
 
 
 def dataset_done(phase, cached_percentage):
@@ -238,7 +239,7 @@ def execute_module(module, client):
 
 
 def main():
-    run_module(argspec(), execute_module, "wait_cached_percentage")
+    run_module(spec(), execute_module)
 
 if __name__ == "__main__":
     main()

@@ -38,11 +38,7 @@ options:
     default: present
   wait:
     description: Wait until the job Succeeded or Failed.
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait before failing with the job's state.
-    type: int
     default: 14400
   log_step:
     description: The step whose images/sec is reported as C(images_per_sec_at_step) (the seeds report step 1000).
@@ -112,26 +108,26 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import SLICED_WAIT_ARG_SPEC, ApiException, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
+    ApiException,
+    ModuleSpec,
+    run_module,
+    timed_out_after,
+    wait_for,
+)
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 API = "kubeflow.org/v2beta1"
 HASH = "fluidops.io/definition-hash"
 FINISHED = ("Succeeded", "Failed")
 
 
-def argspec():
-    spec = copy.deepcopy(AUTH_ARG_SPEC)
-    spec.update(SLICED_WAIT_ARG_SPEC)
-    spec.update(
+def spec():
+    return ModuleSpec.sliced_wait(14400, dict(
         definition=dict(type="dict", required=True),
         state=dict(type="str", choices=["present", "absent"], default="present"),
-        wait=dict(type="bool", default=True),
-        wait_timeout=dict(type="int", default=14400),
         log_step=dict(type="int", default=1000),
-    )
-    return spec
+    ))
 
 
 def definition_hash(definition):
@@ -230,13 +226,13 @@ def execute_module(module, client):
             namespace, name, "; ".join("%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]
                                        if c.get("type") == "Failed"), launcher, tail), **result)
     if timed_out and params["fail_on_timeout"]:
-        module.fail_json(msg="Timed out after %ss: MPIJob %s/%s is %s" % (params["wait_timeout"], namespace, name,
-                                                                            result["state"] or "not started"), **result)
+        module.fail_json(msg="%s: MPIJob %s/%s is %s" % (timed_out_after(params["wait_timeout"]), namespace, name,
+                                                         result["state"] or "not started"), **result)
     module.exit_json(**result)
 
 
 def main():
-    run_module(argspec(), execute_module)
+    run_module(spec(), execute_module)
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ import time
 
 import pytest
 from kubernetes import config
+
 from playbook import run_playbook
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -52,7 +53,7 @@ def api(kubeconfig):
 
 # Extra labels and a taint for the GPU nodes, as a site would set them.
 POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
-        "node_labels_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
+        "fluidops_gpu_node_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,9 @@ import json
 import os
 import subprocess
 
-from conftest import CACHE, POOL, wait_until
 from kubernetes import client
+
+from conftest import CACHE, POOL, wait_until
 from playbook import changed_per_host, run_playbook
 
 PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")

@@ -8,6 +8,7 @@ import re
 
 import yaml
 from kubernetes import client
+
 from playbook import changed_per_host, folded, run_playbook
 
 

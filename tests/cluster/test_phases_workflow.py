@@ -7,9 +7,9 @@ import subprocess
 
 from kubernetes import client
 from kubernetes.client.rest import ApiException
-from playbook import changed_per_host, folded, run_playbook
 
 from conftest import CACHE, wait_until
+from playbook import changed_per_host, folded, run_playbook
 
 FLUID = ("data.fluid.io", "v1alpha1")
 

@@ -7,11 +7,11 @@ import json
 import os
 import re
 import subprocess
-
 import time
 
 import pytest
 import yaml
+
 from conftest import CACHE, wait_until
 from playbook import run_playbook
 

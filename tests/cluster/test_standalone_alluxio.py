@@ -6,8 +6,9 @@ import json
 import os
 import subprocess
 
-from conftest import CACHE
 from kubernetes import client
+
+from conftest import CACHE
 from playbook import changed_per_host, run_playbook
 
 STANDALONE = {"fluidops_engine": "alluxio"}

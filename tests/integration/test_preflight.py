@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 import yaml
+
 from playbook import changed_per_host, folded, run_playbook
 
 IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")
@@ -202,6 +203,11 @@ BAD_VARIABLES = [
         id="standalone-seed-004-store-type",
     ),
     pytest.param(
+        {"datasets_namespace": "team-a", "node_labels_taints": []},
+        "datasets_namespace is now fluidops_namespace; node_labels_taints is now fluidops_gpu_node_taints",
+        id="renamed-variables",
+    ),
+    pytest.param(
         {"node_labels_extra": {"gpu pool": "training"}},
         "node_labels_extra keys must be label keys such as example.com/gpu-pool (got gpu pool)",
         id="label-key",
@@ -232,7 +238,20 @@ def test_empty_gpu_nodes_group_is_refused(tmp_path):
     inventory = write_inventory(tmp_path, [])
     returncode, output = run_site(inventory)
     assert returncode != 0
-    assert "The inventory group gpu_nodes (preflight_gpu_nodes_group) is empty" in output
+    assert "The inventory group gpu_nodes (fluidops_gpu_nodes_group) is empty" in output
+
+
+def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
+    # A play's hosts line cannot read the inventory: playbooks/gpu_nodes.yml groups the hosts of
+    # fluidops_gpu_nodes_group as fluidops_gpu_nodes, which the plays target.
+    inventory = {"all": {"vars": {"fluidops_gpu_nodes_group": "v100"}, "children": {"v100": {
+        "hosts": {hosts["good"]: None}, "vars": {"ansible_connection": "containers.podman.podman"}}}}}
+    path = tmp_path / "hosts.yml"
+    path.write_text(yaml.safe_dump(inventory))
+    returncode, output = run_site(str(path), playbooks=("playbooks/preflight.yml",))
+    assert returncode == 0, output
+    node_play = output.split("PLAY [Check every GPU node]", 1)[1]
+    assert "ok: [%s]" % hosts["good"] in node_play
 
 
 def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):

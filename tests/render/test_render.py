@@ -7,12 +7,13 @@ Render mode touches no cluster and no host: these tests need neither.
 
 import glob
 import os
-from concurrent.futures import ThreadPoolExecutor
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import yaml
+
 from playbook import REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -233,3 +234,22 @@ def test_render_refuses_a_directory_it_did_not_write(tmp_path):
     assert returncode != 0
     assert "fluidops_render_dir=%s holds files fluidops did not write" % tmp_path in folded(output)
     assert sorted(os.listdir(tmp_path)) == ["notes.txt"]
+
+
+def test_inventory_tuning_profiles_add_to_the_built_in_ones_and_win_on_a_shared_name(tmp_path):
+    # fluidops_tuning_profiles (inventory) over fluidops_builtin_tuning_profiles (roles/fluidops).
+    with open(os.path.join(INVENTORIES["local"], "group_vars", "all.yml"), encoding="utf-8") as handle:
+        imagenet = dict(yaml.safe_load(handle)["datasets_list"][0], placement="Shared")  # two share the nodes
+    coco = dict(imagenet, name="coco", runtime=dict(imagenet["runtime"], profile="site-small-files"))
+    profiles = {"site-small-files": {"properties": {"alluxio.user.block.size.bytes.default": "4MB"}},
+                "dl-training": {"properties": {"alluxio.user.block.size.bytes.default": "8MB"}}}
+    directory = tmp_path / "out"
+    returncode, output = render(INVENTORIES["local"], directory, {"fluidops_tuning_profiles": profiles,
+                                                                  "datasets_list": [imagenet, coco]})
+    assert returncode == 0, output
+    objects, _ = load(str(directory))
+    block_size = {name: objects[("AlluxioRuntime", name)]["spec"]["properties"].get("alluxio.user.block.size.bytes.default")
+                  for name in ("imagenet", "coco")}
+    assert block_size == {"imagenet": "8MB", "coco": "4MB"}
+    # The inventory's dl-training replaced the built-in one whole: none of its other keys is left.
+    assert "alluxio.fuse.jnifuse.enabled" not in objects[("AlluxioRuntime", "imagenet")]["spec"]["properties"]

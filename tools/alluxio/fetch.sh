@@ -15,7 +15,7 @@ log "downloading $(wc -l < "$here/jars.lock") jars from $mirror into $lib (first
 mkdir -p "$lib"
 start=$SECONDS
 # One curl per jar, eight at a time; each checks its own sha1 and names the jar that failed.
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016  # single quotes on purpose: the inner sh expands $1..$4, the fields xargs passes
 if ! xargs -P 8 -L 1 sh -c '
   sum=$1 path=$2 file=$3/$(basename "$2")
   if [ -f "$file" ] && echo "$sum  $file" | sha1sum -c --quiet - >/dev/null 2>&1; then exit 0; fi

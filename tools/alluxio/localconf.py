@@ -50,15 +50,15 @@ def local_settings():
         inventory = yaml.safe_load(handle)
     with open(os.path.join(REPO, "roles", "alluxio", "defaults", "main.yml"), encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)
-    with open(os.path.join(REPO, "playbooks", "vars", "tuning_profiles.yml"), encoding="utf-8") as handle:
-        profiles = yaml.safe_load(handle)["fluidops_tuning_profiles"]
+    with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
+        profiles = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
     return inventory, defaults, profiles
 
 
 def chart_values(profile, root_ufs, image_tag):
     inventory, defaults, profiles = local_settings()
     if profile not in profiles:
-        raise SystemExit("FLUIDOPS_ALLUXIO_PROFILE=%s is not a profile of playbooks/vars/tuning_profiles.yml (%s)"
+        raise SystemExit("FLUIDOPS_ALLUXIO_PROFILE=%s is not a built-in profile (roles/fluidops/defaults/main/tuning_profiles.yml) (%s)"
                          % (profile, ", ".join(sorted(profiles))))
     params = {
         "profile": profile, "profiles": profiles, "image": defaults["alluxio_image"], "image_tag": image_tag,
@@ -72,7 +72,7 @@ def chart_values(profile, root_ufs, image_tag):
     try:
         built = build_values(params)
     except DatasetError as error:
-        raise SystemExit("profile %s: %s" % (profile, error))
+        raise SystemExit("profile %s: %s" % (profile, error)) from None
     values = built["values"]
     # The FUSE process serves its metrics (client cache hit rate) as in the chart's pods with
     # alluxio.fuse.web.enabled; the master's web server serves /api/v1/master/info.

@@ -539,6 +539,7 @@ def chart(report, path):
     """Median MiB/s per case on a log scale: small files dark, shards light; the whiskers are the
     min-max of the runs."""
     import math
+
     from PIL import Image, ImageDraw
     cases = [c for c in report["cases"] if "summary" in c]
     left, top, row, width = 330, 50, 34, 1100

@@ -92,7 +92,7 @@ def builtins(out, swagger_path):
         strict(definition)
     write(os.path.join(out, DEFINITIONS), {"definitions": rewrite_refs(json.loads(json.dumps(definitions)), "#")})
     count = 0
-    for name, definition in definitions.items():
+    for definition in definitions.values():
         for gvk in definition.get("x-kubernetes-group-version-kind", []):
             schema = rewrite_refs(json.loads(json.dumps(definition)), "../%s#" % DEFINITIONS)
             write(file_for(out, gvk["group"], gvk["version"], gvk["kind"]), schema)

@@ -72,9 +72,9 @@ live_workers() {  # true once the master counts every worker
 }
 fuse_mounted() { podman exec "$1" findmnt -n -t fuse,fuse.alluxio-fuse "$fuse_mount"; }
 live_job_workers() {  # true once the job master counts every job worker
-  [ "$(podman exec "$master_node" env ALLUXIO_LIB=$home/lib ALLUXIO_CONF_DIR=$home/state/conf \
-        ALLUXIO_LOGS_DIR=$home/state/logs/$master_node JAVA=$java ALLUXIO_HOME=$home \
-        $home/bin/alluxio fsadmin report jobservice | grep -c '^Worker: ')" -eq "${#alluxio_nodes[@]}" ]
+  [ "$(podman exec "$master_node" env ALLUXIO_LIB="$home/lib" ALLUXIO_CONF_DIR="$home/state/conf" \
+        ALLUXIO_LOGS_DIR="$home/state/logs/$master_node" JAVA="$java" ALLUXIO_HOME="$home" \
+        "$home/bin/alluxio" fsadmin report jobservice | grep -c '^Worker: ')" -eq "${#alluxio_nodes[@]}" ]
 }
 stop_process() {  # stop_process NODE NAME: the process started by start_process, if it runs
   # SIGTERM runs the JVM's shutdown hooks; a FUSE JVM whose mount is already gone can hang in

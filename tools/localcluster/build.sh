@@ -148,6 +148,14 @@ if wants mpijob; then
   fi
   ln -sfn "$mpi_dir" "$cache/mpi-operator"
 fi
+# The one non-Go file this build takes through the Go module proxy, kept to this block. The
+# standalone Alluxio chart (integration/kubernetes/helm-chart/alluxio) is published only as files
+# of Alluxio's source tree and in Alluxio's Helm repository, which is not reachable here. No
+# registry we can reach carries it: Alluxio's Maven artifacts are its Java modules (the pom of
+# org.alluxio:alluxio-integration:2.9.3 lists fuse, jnifuse and tools, not kubernetes), and the
+# jars do not bundle the chart. So the chart's files come from the source tree the proxy serves,
+# and nothing else of Alluxio does: its jars come from Maven Central (tools/alluxio/fetch.sh).
+# Users keep the choice of a repository, an archive or a directory (alluxio_chart_*).
 if wants alluxio; then
   alluxio_dir="$cache/alluxio-$ALLUXIO_VERSION"
   if [ ! -f "$alluxio_dir/.complete" ]; then

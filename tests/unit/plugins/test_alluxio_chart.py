@@ -6,8 +6,8 @@ import yaml
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, mount_options, oss_site_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
 
-with open("playbooks/vars/tuning_profiles.yml", encoding="utf-8") as handle:
-    PROFILES = yaml.safe_load(handle)["fluidops_tuning_profiles"]
+with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
+    PROFILES = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
 
 
 def params(**overrides):

@@ -7,8 +7,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, build_dataset
 
-with open("playbooks/vars/tuning_profiles.yml", encoding="utf-8") as handle:
-    PROFILES = yaml.safe_load(handle)["fluidops_tuning_profiles"]
+with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
+    PROFILES = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
 CONTEXT = {"profiles": PROFILES, "gpu_node_count": 4, "accelerator_key": "aliyun.accelerator/nvidia_name",
            "accelerator": "Tesla-V100-SXM2-16GB", "namespace": "default"}
 V100_AFFINITY = {"required": {"nodeSelectorTerms": [{"matchExpressions": [

@@ -5,7 +5,12 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.fluid import (
-    fluid_dataset_manifests, nfs_volume_manifests, oss_secret_manifests, oss_secret_problems, placeholder_credentials)
+    fluid_dataset_manifests,
+    nfs_volume_manifests,
+    oss_secret_manifests,
+    oss_secret_problems,
+    placeholder_credentials,
+)
 from ansible_collections.fluidops.accel.plugins.filter.manifests import manifest_filename, redact_secrets, to_manifest_yaml
 
 SEED_003_OPTIONS = ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard", "timeo=600", "retrans=2",

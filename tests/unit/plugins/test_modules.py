@@ -6,6 +6,7 @@ import os
 import re
 import time
 
+import kubernetes.client
 import pytest
 import yaml
 from ansible.module_utils import basic
@@ -14,9 +15,10 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
-from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info
+from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info, mpijob
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
+LOGS = os.path.join(FIXTURES, "..", "logs")
 
 
 class Exit(Exception):
@@ -52,12 +54,14 @@ class Resource(object):
 
 
 class FakeCluster(object):
-    """Objects by (kind, namespace, name); watch events scripted per kind; every request logged."""
+    """Objects by (kind, namespace, name); watch events scripted per kind; pods' logs by name (an
+    exception is raised); every request logged. It stands in for CoreV1Api too (fake_core_api)."""
 
-    def __init__(self, objects=(), events=None, on_watch=None):
+    def __init__(self, objects=(), events=None, on_watch=None, logs=None):
         self.objects = {(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]): copy.deepcopy(o) for o in objects}
         self.events = events or {}
         self.on_watch = on_watch
+        self.logs = logs or {}
         self.requests = []
         self.client = self
 
@@ -93,6 +97,18 @@ class FakeCluster(object):
                 self.on_watch(self, obj)
             yield {"type": event_type, "raw_object": copy.deepcopy(obj)}
 
+    def read_namespaced_pod_log(self, name, namespace, container=None, tail_lines=None):
+        self.requests.append(("LOG", "Pod", namespace, name))
+        if isinstance(self.logs[name], Exception):
+            raise self.logs[name]
+        return self.logs[name]
+
+
+@pytest.fixture
+def fake_core_api(monkeypatch):
+    """FluidClient.pod_log builds a CoreV1Api on the dynamic client's ApiClient: the fake cluster is both."""
+    monkeypatch.setattr(kubernetes.client, "CoreV1Api", lambda api_client: api_client)
+
 
 def fixture(name):
     with open(os.path.join(FIXTURES, name + ".yaml"), encoding="utf-8") as handle:
@@ -100,8 +116,7 @@ def fixture(name):
 
 
 def run(module, args, cluster, monkeypatch, check=False):
-    target = module if hasattr(module, "get_api_client") else fluid_client
-    monkeypatch.setattr(target, "get_api_client", lambda *a, **k: cluster)
+    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
     if check:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args):
@@ -355,3 +370,140 @@ def test_alluxio_cluster_info_names_the_master_url_it_cannot_read(monkeypatch):
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"] == ("Alluxio release alluxio in alluxio: cannot read http://10.0.0.5:19999/api/v1/master/info: "
                                      "[Errno 111] Connection refused")
+
+
+@pytest.mark.parametrize("module, args, message", [
+    (fluid_dataload, dict(WARMUP, cached_percentage=100.5), "cached_percentage=100.5 must be between 0 and 100"),
+    (fluid_dataload, dict(WARMUP, wait_timeout=0, cache_refresh_timeout=-1),
+     "wait_timeout=0 must be 1 or more seconds; cache_refresh_timeout=-1 must be 0 or more seconds"),
+    (fluid_dataset_info, {"wait_cached_percentage": -1}, "wait_cached_percentage=-1.0 must be between 0 and 100"),
+    (fluid_dataset_info, {"wait": True, "wait_timeout": -30}, "wait_timeout=-30 must be 1 or more seconds"),
+    (mpijob, {"definition": {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "j"}}, "wait_timeout": 0},
+     "wait_timeout=0 must be 1 or more seconds"),
+    (alluxio_cluster_info, {"source": "fsadmin", "master_url": "http://10.0.0.5:19999"},
+     "master_url=http://10.0.0.5:19999 is only read with source=rest, not source=fsadmin"),
+])
+def test_bad_input_is_refused_with_what_is_allowed_before_any_api_client(module, args, message, monkeypatch):
+    def no_client(*args, **kwargs):
+        raise AssertionError("no API client expected")
+
+    monkeypatch.setattr(fluid_client, "get_api_client", no_client)
+    with patch_module_args(args):
+        with pytest.raises(Failed) as outcome:
+            module.main()
+    assert outcome.value.result["msg"] == message
+
+
+JOB = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50", "namespace": "default"},
+       "spec": {"slotsPerWorker": 4, "mpiReplicaSpecs": {"Worker": {"replicas": 2}}}}
+LAUNCHER = {"kind": "Pod", "metadata": {"name": "resnet50-launcher-x7k2p", "namespace": "default",
+                                        "creationTimestamp": "2026-11-21T03:40:00Z"},
+            "spec": {"containers": [{"name": "launcher"}]}, "status": {"phase": "Running"}}
+LAUNCHER_PODS = "training.kubeflow.org/job-name=resnet50,training.kubeflow.org/job-role=launcher"
+
+
+def job_conditions(*types):
+    """A v2beta1 MPIJob's status as mpi-operator writes it, each condition true, in order."""
+    return {"startTime": "2026-11-21T03:40:00Z", "completionTime": "2026-11-21T03:50:30Z" if "Succeeded" in types else None,
+            "conditions": [{"type": t, "status": "True", "reason": "MPIJob" + t, "message": "MPIJob default/resnet50 is " + t.lower()}
+                           for t in types]}
+
+
+def existing_job(spec=None, **status):
+    job = copy.deepcopy(JOB)
+    job["spec"] = spec or job["spec"]
+    job["metadata"]["annotations"] = {mpijob.HASH: mpijob.definition_hash(job)}
+    return dict(job, status=status)
+
+
+def launcher_log():
+    with open(os.path.join(LOGS, "tagged-2x4-interleaved.log"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_mpijob_creates_the_job_watches_it_and_reads_the_launchers_log(monkeypatch, fake_core_api):
+    cluster = FakeCluster([LAUNCHER], logs={LAUNCHER["metadata"]["name"]: launcher_log()}, events={"MPIJob": [
+        ("MODIFIED", {"name": "resnet50", "status": job_conditions("Created", "Running")}),
+        ("MODIFIED", {"name": "resnet50", "status": job_conditions("Created", "Running", "Succeeded")})]})
+    result = run(mpijob, {"definition": JOB, "log_step": 100}, cluster, monkeypatch).result
+    assert cluster.requests == [("GET", "MPIJob", "default", "resnet50"), ("POST", "MPIJob", "default", "resnet50"),
+                                ("GET", "MPIJob", "default", None), ("WATCH", "MPIJob", "default", "100"),
+                                ("GET", "Pod", "default", LAUNCHER_PODS), ("LOG", "Pod", "default", "resnet50-launcher-x7k2p")]
+    created = cluster.objects[("MPIJob", "default", "resnet50")]
+    assert created["spec"] == JOB["spec"] and created["metadata"]["annotations"] == {mpijob.HASH: mpijob.definition_hash(JOB)}
+    assert result["changed"] and result["state"] == "Succeeded" and not result["timed_out"] and result["api_calls"] == 6
+    assert result["duration_seconds"] == 630.0 and result["launcher"] == "resnet50-launcher-x7k2p"
+    throughput = result["throughput"]
+    assert (throughput["ranks"], throughput["step_read"], throughput["last_step"]) == (8, 100, 300)
+    assert throughput["images_per_sec_at_step"] == round(640.1 + 652.3 + 650.0 + 649.5 + 651.2 + 647.8 + 653.0 + 648.9, 1)
+
+
+def test_mpijob_from_the_same_definition_is_read_not_created_again(monkeypatch, fake_core_api):
+    cluster = FakeCluster([existing_job(**job_conditions("Created", "Running", "Succeeded")), LAUNCHER],
+                          logs={LAUNCHER["metadata"]["name"]: launcher_log()})
+    result = run(mpijob, {"definition": JOB}, cluster, monkeypatch).result
+    assert [r[0] for r in cluster.requests] == ["GET", "GET", "LOG"]
+    assert not result["changed"] and result["state"] == "Succeeded"
+
+
+def test_mpijob_from_another_definition_is_not_replaced(monkeypatch):
+    cluster = FakeCluster([existing_job(spec={"slotsPerWorker": 8})])
+    outcome = run(mpijob, {"definition": JOB}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == ("MPIJob default/resnet50 exists from another definition (hash %s, not %s): a job is not "
+                                     "replaced under a running training; delete it (state=absent) or give a new name" % (
+                                         mpijob.definition_hash({"spec": {"slotsPerWorker": 8}}), mpijob.definition_hash(JOB)))
+    assert cluster.requests == [("GET", "MPIJob", "default", "resnet50")]
+
+
+def test_mpijob_failed_fails_with_its_condition_and_the_launchers_last_lines(monkeypatch, fake_core_api):
+    log = "".join("line %d\n" % n for n in range(1, 13)) + "ResourceExhausted: OOM when allocating tensor"
+    cluster = FakeCluster([LAUNCHER], logs={LAUNCHER["metadata"]["name"]: log}, events={"MPIJob": [
+        ("MODIFIED", {"name": "resnet50", "status": job_conditions("Created", "Running", "Failed")})]})
+    outcome = run(mpijob, {"definition": JOB}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"] == ("MPIJob default/resnet50 Failed: MPIJobFailed: MPIJob default/resnet50 is failed; "
+                                     "launcher resnet50-launcher-x7k2p's last lines:\n" + "\n".join(log.splitlines()[-10:]))
+    assert outcome.result["state"] == "Failed" and outcome.result["throughput"]["steps_read"] == 0
+
+
+def test_mpijob_timeout_names_the_wait_and_the_state(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    cluster = FakeCluster()
+    outcome = run(mpijob, {"definition": JOB, "wait_timeout": 25}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and outcome.result["timed_out"]
+    assert outcome.result["msg"] == "Timed out after 25s: MPIJob default/resnet50 is not started"
+    assert [r[0] for r in cluster.requests] == ["GET", "POST", "GET", "WATCH", "WATCH", "GET"]
+
+
+def test_mpijob_timeout_without_failing_returns_the_state_and_a_launcher_without_a_log_yet(monkeypatch, fake_core_api):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    # The kubelet answers 400 while the launcher's container is still being created.
+    cluster = FakeCluster([LAUNCHER], logs={LAUNCHER["metadata"]["name"]: ApiException(status=400, reason="Bad Request")})
+    result = run(mpijob, {"definition": JOB, "wait_timeout": 5, "fail_on_timeout": False}, cluster, monkeypatch).result
+    assert result["timed_out"] and result["state"] == "" and result["launcher"] == "resnet50-launcher-x7k2p"
+    assert "throughput" not in result
+
+
+def test_mpijob_check_mode_creates_nothing_and_never_waits(monkeypatch):
+    cluster = FakeCluster()
+    result = run(mpijob, {"definition": JOB}, cluster, monkeypatch, check=True).result
+    assert result["changed"] and result["mpijob"]["metadata"]["annotations"] == {mpijob.HASH: mpijob.definition_hash(JOB)}
+    assert cluster.requests == [("GET", "MPIJob", "default", "resnet50")]
+
+
+def test_mpijob_absent_deletes_the_job(monkeypatch):
+    cluster = FakeCluster([existing_job(**job_conditions("Created", "Running"))])
+    result = run(mpijob, {"definition": JOB, "state": "absent"}, cluster, monkeypatch).result
+    assert result["changed"] and result["state"] == "Running"
+    assert cluster.requests == [("GET", "MPIJob", "default", "resnet50"), ("DELETE", "MPIJob", "default", "resnet50")]
+
+
+def test_mpijob_refuses_a_definition_that_is_not_a_v2beta1_mpijob_before_any_call(monkeypatch):
+    cluster = FakeCluster()
+    outcome = run(mpijob, {"definition": dict(JOB, apiVersion="kubeflow.org/v1")}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and cluster.requests == []
+    assert outcome.result["msg"] == ("definition must be a kubeflow.org/v2beta1 MPIJob with metadata.name "
+                                     "(got apiVersion=kubeflow.org/v1, kind=MPIJob, name=resnet50)")

@@ -8,6 +8,7 @@ import os
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.fluidops.accel.plugins.filter.datasets import dataset_refs
 from ansible_collections.fluidops.accel.plugins.filter.pods import pods_using_claims
 from ansible_collections.fluidops.accel.plugins.filter.training import FilterModule
 from ansible_collections.fluidops.accel.plugins.module_utils.benchmark_report import chart, document, hms, markdown
@@ -174,4 +175,31 @@ def test_pods_using_claims():
     pods = [{"metadata": {"name": "a", "namespace": "default"}, "status": {"phase": "Running"},
              "spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "imagenet"}}, {"name": "e", "emptyDir": {}}]}},
             {"metadata": {"name": "b", "namespace": "default"}, "spec": {}}]
-    assert pods_using_claims(pods, ["imagenet", "nfs-imagenet"]) == ["default/a (imagenet, Running)"]
+    assert pods_using_claims(pods, ["imagenet", "nfs-imagenet"]) == [
+        {"namespace": "default", "name": "a", "claim": "imagenet", "phase": "Running"}]
+    # Refs of fluidops_datasets_model match in their own namespace only.
+    assert pods_using_claims(pods, [{"claim": "imagenet", "namespace": "team-a"}]) == []
+    assert [p["name"] for p in pods_using_claims(pods, [{"claim": "imagenet", "namespace": "default"}])] == ["a"]
+
+
+def test_dataset_refs_carry_names_and_namespaces_never_credentials():
+    datasets = [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/d/", "name": "imagenet",
+                                                 "options": {"fs.oss.accessKeySecret": "s3cr3t"}}],
+                 "runtime": {"type": "jindo"}, "warmup": {"targets": []}},
+                {"name": "coco", "namespace": "team-a"}]
+    refs = dataset_refs(datasets, [{"name": "nfs-imagenet", "server": "n", "path": "/x", "data_subdir": "imagenet"}],
+                        {"imagenet-oss": {"access_key_id": "id", "access_key_secret": "s3cr3t", "namespace": "team-a"}}, "default")
+    assert refs["datasets"] == [
+        {"name": "imagenet", "namespace": "default", "runtime_kind": "JindoRuntime", "claim": "imagenet", "volume": "default-imagenet",
+         "mounts": [{"name": "imagenet", "mount_point": "oss://b/d/"}], "warmup": {"targets": []}},
+        {"name": "coco", "namespace": "team-a", "runtime_kind": "AlluxioRuntime", "claim": "coco", "volume": "team-a-coco", "mounts": []}]
+    assert refs["nfs_volumes"] == [{"name": "nfs-imagenet", "namespace": "default", "claim": "nfs-imagenet", "volume": "nfs-imagenet",
+                                    "data_subdir": "imagenet"}]
+    assert refs["secrets"] == [{"name": "imagenet-oss", "namespace": "team-a"}]
+    assert refs["namespaces"] == ["default", "team-a"]
+    assert "s3cr3t" not in repr(refs)
+
+
+def test_dataset_refs_skip_malformed_items_for_the_datasets_checks_to_name():
+    refs = dataset_refs([{"mounts": [{"mount_point": "oss://b/"}]}, "imagenet", {"name": "ok", "runtime": "alluxio"}], [{}], None)
+    assert [d["name"] for d in refs["datasets"]] == ["ok"] and refs["nfs_volumes"] == [] and refs["secrets"] == []

@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filter: dataset_refs, the shared data model of what the datasets role creates.
+
+The common role exposes it as ``fluidops_datasets_model``; warm-up, training, benchmark, status
+and teardown read it instead of the datasets role's own variables, so each object's name and
+namespace are worked out in one place. It carries names and namespaces only, never a credential.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+RUNTIME_KINDS = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
+
+
+def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default"):
+    """``{datasets, nfs_volumes, secrets, namespaces}``: each dataset as ``{name, namespace,
+    runtime_kind, claim, volume, mounts, data_subdir, warmup}`` (Fluid names its PVC like the
+    dataset and its PV ``<namespace>-<name>``; mounts without their options), each NFS baseline
+    as ``{name, namespace, claim, volume, data_subdir}``, each
+    declared OSS Secret as ``{name, namespace}``, and every namespace any of them lives in."""
+    refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
+    # Malformed items are skipped here: the datasets role's checks name them (preflight).
+    for item in [i for i in datasets or [] if isinstance(i, dict) and i.get("name")]:
+        space = item.get("namespace") or namespace
+        runtime = item.get("runtime") if isinstance(item.get("runtime"), dict) else {}
+        kind = RUNTIME_KINDS.get(runtime.get("type") or "alluxio", "AlluxioRuntime")
+        ref = {"name": item["name"], "namespace": space, "runtime_kind": kind, "claim": item["name"],
+               "volume": "%s-%s" % (space, item["name"]),
+               # Where the data is in the dataset's volume (the training job's DATA_DIR); a mount's
+               # options can hold credentials and stay out.
+               "mounts": [{key: mount[key] for key in ("name", "mount_point", "path") if key in mount}
+                          for mount in item.get("mounts") or [] if isinstance(mount, dict)]}
+        if item.get("data_subdir"):
+            ref["data_subdir"] = item["data_subdir"]
+        if item.get("warmup") is not None:
+            ref["warmup"] = item["warmup"]
+        refs["datasets"].append(ref)
+    for item in [i for i in nfs_volumes or [] if isinstance(i, dict) and i.get("name")]:
+        ref = {"name": item["name"], "namespace": item.get("namespace") or namespace, "claim": item["name"], "volume": item["name"]}
+        if item.get("data_subdir"):
+            ref["data_subdir"] = item["data_subdir"]
+        refs["nfs_volumes"].append(ref)
+    for name, credentials in sorted((oss_secrets or {}).items()):
+        space = credentials.get("namespace") if isinstance(credentials, dict) else None
+        refs["secrets"].append({"name": str(name), "namespace": space or namespace})
+    refs["namespaces"] = sorted({ref["namespace"] for group in refs.values() for ref in group})
+    return refs
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"dataset_refs": dataset_refs}
