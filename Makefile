@@ -66,12 +66,12 @@ molecule: host-image  ## every molecule scenario
 cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
 	$(run) python -m pytest -q --durations=8 tests/cluster
 
-# render-test, integration, molecule and cluster-test share no state (their containers have
-# names of their own): they run side by side, output kept per target. The cluster tests are the
-# longest; the others finish in their first minutes. Their waits are for conditions, so the
-# shared cores only make them slower.
+# render-test, integration and molecule share no state (their containers have names of their
+# own): they run side by side, output kept per target. cluster-test comes after them: started
+# beside them on two cores, the local cluster's start failed once (not yet understood).
 test: lint unit  ## everything CI runs
-	@$(MAKE) --no-print-directory --output-sync=target -j4 render-test integration molecule cluster-test
+	@$(MAKE) --no-print-directory --output-sync=target -j3 render-test integration molecule
+	@$(MAKE) --no-print-directory cluster-test
 	@echo "make test: all checks passed"
 
 # A benchmark, not a test: about 15 minutes, with the local cluster down (it shares the cores).

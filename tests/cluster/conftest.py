@@ -24,7 +24,10 @@ def pinned(name):
 
 
 def cluster(*args):
-    return subprocess.run([CLUSTER, *args], check=True, capture_output=True, text=True)
+    done = subprocess.run([CLUSTER, *args], capture_output=True, text=True, check=False)
+    # cluster.sh says on stderr what it waited for and why it stopped: show it, not only the exit code.
+    assert done.returncode == 0, "cluster.sh %s exited %d:\n%s" % (" ".join(args), done.returncode, done.stderr[-4000:])
+    return done
 
 
 def wait_until(predicate, seconds=60, every=0.5):
