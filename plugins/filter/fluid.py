@@ -32,6 +32,16 @@ def fluid_dataset_manifests(datasets, context):
     return {"manifests": manifests, "warnings": warnings}
 
 
+def fluid_dataset_problems(datasets, context):
+    """What is wrong with the datasets, as a list of messages naming the variable (the first
+    problem found; empty when ``fluid_dataset_manifests`` would build them). Never shows a key."""
+    try:
+        fluid_dataset_manifests(datasets, context)
+    except AnsibleFilterError as exc:
+        return [str(exc)]
+    return []
+
+
 def nfs_volume_manifests(volumes, namespace, mount_options):
     """PV and PVC of every baseline NFS volume."""
     try:
@@ -73,6 +83,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "fluid_dataset_manifests": fluid_dataset_manifests,
+            "fluid_dataset_problems": fluid_dataset_problems,
             "nfs_volume_manifests": nfs_volume_manifests,
             "oss_secret_manifests": oss_secret_manifests,
             "oss_secret_problems": oss_secret_problems,

@@ -19,7 +19,15 @@ __metaclass__ = type
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import OSS_KEYS, DatasetError, build_tier, merge_profile
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    OSS_KEYS,
+    DatasetError,
+    build_tier,
+    check_fuse_options,
+    fuse_mount_options,
+    merge_profile,
+    typed,
+)
 
 SITE_PROPERTIES = "alluxio-site.properties"
 VOLUME_TYPES = ("hostPath", "emptyDir", "persistentVolumeClaim")
@@ -30,14 +38,6 @@ _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 def _require(condition, message):
     if not condition:
         raise DatasetError(message)
-
-
-def mount_options(fuse_args):
-    """The options of a ``--fuse-opts=a,b`` argument in Fluid-style FUSE args, as a list."""
-    for arg in fuse_args or []:
-        if str(arg).startswith("--fuse-opts="):
-            return [opt for opt in str(arg).split("=", 1)[1].split(",") if opt]
-    return []
 
 
 def _secret_dir(secret):
@@ -56,24 +56,25 @@ def build_values(params):
     properties, jvm, fuse_env, fuse_args = merge_profile(
         {"profile": params["profile"], "properties": params.get("properties"), "jvm_options": params.get("jvm_options"),
          "fuse_env": params.get("fuse_env")},
-        params["profiles"], "alluxio_profile")
+        params["profiles"], "alluxio_")
+    _require(not set(properties) & set(OSS_KEYS), "alluxio_properties (or the profile) holds %s: OSS keys go in "
+             "alluxio_oss_credentials, which the role stores in the Secret alluxio_oss_secret" % ", ".join(sorted(set(properties) & set(OSS_KEYS))))
     errors, unknown = check_properties(properties, "alluxio_properties")
     _require(not errors, "; ".join(errors))
     warnings.extend(unknown)
 
-    options = params.get("fuse_mount_options") or mount_options(fuse_args)
+    options = typed(params.get("fuse_mount_options"), list, "alluxio_fuse_mount_options") or fuse_mount_options(fuse_args)
     # The chart mounts FUSE for other users' pods: without allow_other training pods cannot read it.
     if "allow_other" not in options:
         options = ["allow_other"] + list(options)
-    _require("direct_io" not in options,
-             "alluxio_fuse_mount_options has direct_io: seed 004 advises against it (no page cache, unstable under load); "
-             "use kernel_cache")
+    check_fuse_options(options, "alluxio_fuse_mount_options" if params.get("fuse_mount_options") else "alluxio_profile's fuse_args")
 
-    tiers = params.get("tiers") or []
+    tiers = typed(params.get("tiers"), list, "alluxio_tiers", default=[])
     _require(tiers, "alluxio_tiers is empty: give at least one tier (medium, path, quota), e.g. MEM on the nodes' ramfs")
     levels = []
     for index, tier in enumerate(tiers):
         where = "alluxio_tiers[%d]" % index
+        typed(tier, dict, where)
         checked = build_tier(tier, where)
         volume_type = tier.get("volume_type", "hostPath")
         _require(volume_type in VOLUME_TYPES, "%s.volume_type=%s is not one of %s" % (where, volume_type, ", ".join(VOLUME_TYPES)))
@@ -83,7 +84,7 @@ def build_values(params):
 
     root_ufs = str(params.get("root_ufs") or "")
     _require(_UFS.match(root_ufs), "alluxio_root_ufs=%s is not a URL such as oss://bucket/dir/" % (root_ufs or "(unset)"))
-    ufs_options = {str(k): str(v) for k, v in (params.get("root_ufs_options") or {}).items()}
+    ufs_options = {str(k): str(v) for k, v in typed(params.get("root_ufs_options"), dict, "alluxio_root_ufs_options", default={}).items()}
     inline = sorted(set(ufs_options) & set(OSS_KEYS))
     _require(not inline, "alluxio_root_ufs_options holds %s: OSS keys go in alluxio_oss_credentials, which the role "
              "stores in the Secret alluxio_oss_secret" % ", ".join(inline))
@@ -101,8 +102,8 @@ def build_values(params):
         "imageTag": str(params["image_tag"]),
         "properties": merged,
         "tieredstore": {"levels": levels},
-        "journal": dict(params.get("journal") or {}),
-        "shortCircuit": dict(params.get("short_circuit") or {}),
+        "journal": dict(typed(params.get("journal"), dict, "alluxio_journal", default={})),
+        "shortCircuit": dict(typed(params.get("short_circuit"), dict, "alluxio_short_circuit", default={})),
         "fuse": {"enabled": True, "mountOptions": ",".join(options), "mountPoint": params["fuse_mount_point"],
                  # The 2.9 chart still reads mountPath for alluxio.fuse.mount.point: keep them equal.
                  "mountPath": params["fuse_mount_point"]},
@@ -116,6 +117,6 @@ def build_values(params):
     for component in ("master", "worker", "fuse"):
         if jvm.get(component):
             values.setdefault(component, {})["jvmOptions"] = list(jvm[component])
-    if params.get("node_selector"):
+    if typed(params.get("node_selector"), dict, "alluxio_node_selector"):
         values["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}
     return {"values": values, "warnings": warnings}

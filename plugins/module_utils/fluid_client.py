@@ -10,8 +10,10 @@ so a module can report how many it made and tests can assert which.
 ``wait_for`` lists the objects once, then follows a watch from that resourceVersion until a
 predicate holds for every named object or the time runs out. A watch request lasts at most
 ``WATCH_SECONDS``, so a wait makes one list plus about one watch request a minute, however
-often the objects change. A 410 Gone (the version is too old) re-lists. In check mode the
-modules never call it: they report the state as it is.
+often the objects change. A 410 Gone (the version is too old) re-lists. A watch whose connection
+drops (an API server restarting, a proxy closing idle streams) lists again and follows on, trying
+every few seconds while the API server cannot be reached, until the wait's own deadline. In check
+mode the modules never call it: they report the state as it is.
 
 ``run_module`` is every Kubernetes module's entry point; each module declares what it accepts in
 a ``ModuleSpec``, which its action plugin, if it has one, checks too.
@@ -22,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import http.client
 import time
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
@@ -32,8 +35,20 @@ try:
 except ImportError:  # reported by AnsibleK8SModule's dependency check
     ApiException = NotFoundError = ResourceNotFoundError = Exception
 
+try:
+    from urllib3.exceptions import HTTPError as Urllib3Error
+except ImportError:
+    Urllib3Error = OSError
+
 FLUID_API = "data.fluid.io/v1alpha1"
 WATCH_SECONDS = 60
+# How a connection to the API server fails or ends early, as the Python client shows it.
+CONNECTION_ERRORS = (Urllib3Error, OSError, http.client.HTTPException)
+RECONNECT_PAUSE = 2
+
+
+class ApiUnreachable(Exception):
+    """The API server could not be reached (again) before a wait's deadline."""
 # The bounds of the sliced-wait options (sliced_wait_spec), for the modules' ModuleSpec.
 SLICED_WAIT_BOUNDS = dict(wait_timeout=(1, None, "seconds"), progress_interval=(1, None, "seconds"))
 
@@ -52,10 +67,12 @@ def timed_out_after(seconds):
 
 
 class FluidClient(object):
-    def __init__(self, k8s_client, clock=time.monotonic):
+    def __init__(self, k8s_client, clock=time.monotonic, pause=time.sleep):
         self.k8s = k8s_client
         self.calls = []
         self.clock = clock
+        self.pause = pause
+        self.reconnects = 0
         self._resources = {}
 
     def resource(self, kind, api_version=FLUID_API):
@@ -150,6 +167,19 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
     def finished():
         return all(name in current and done(current[name]) for name in wanted)
 
+    def reconnect(error):
+        # The stream ended with an error: list again (events may have been missed meanwhile).
+        while True:
+            client.reconnects += 1
+            try:
+                return relist()
+            except CONNECTION_ERRORS as again:
+                error = again
+            if client.clock() >= deadline:
+                raise ApiUnreachable("lost the watch on %s in %s and could not reach the API server again before the wait "
+                                     "ended (%d attempts): %s" % (kind, namespace, client.reconnects, error))
+            client.pause(max(0, min(RECONNECT_PAUSE, deadline - client.clock())))
+
     version = relist(listed)
     while not finished():
         remaining = deadline - client.clock()
@@ -173,6 +203,8 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
             if getattr(error, "status", None) != 410:
                 raise
             version = relist()
+        except CONNECTION_ERRORS as error:
+            version = reconnect(error)
     return {name: current.get(name) for name in names}, finished()
 
 
@@ -229,3 +261,7 @@ def run_module(spec, execute):
         execute(module, FluidClient(get_api_client(module)))
     except CoreException as exc:
         module.fail_from_exception(exc)
+    except ApiUnreachable as exc:
+        module.fail_json(msg=str(exc))
+    except CONNECTION_ERRORS as exc:
+        module.fail_json(msg="Could not reach the API server: %s" % exc)

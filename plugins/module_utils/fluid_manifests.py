@@ -18,7 +18,7 @@ import copy
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_quantity
+from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_k8s_quantity, parse_bytes
 
 MEDIA = ("MEM", "SSD", "HDD")
 RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
@@ -38,6 +38,62 @@ def _require(condition, message):
         raise DatasetError(message)
 
 
+_KINDS = {list: "a list", dict: "a mapping", str: "a string", int: "a whole number"}
+
+
+def typed(value, kind, where, default=None):
+    """``value`` when it is of ``kind`` (list, dict, str), ``default`` when it is None. Anything else
+    is refused by name: a string given for a list would otherwise be read as its characters."""
+    if value is None:
+        return default
+    _require(isinstance(value, kind) and not (kind is int and isinstance(value, bool)),
+             "%s must be %s, got %s" % (where, _KINDS[kind], next((name for k, name in _KINDS.items() if isinstance(value, k)),
+                                                                  type(value).__name__)
+                                        + ("" if isinstance(value, (dict, list)) else " (%s)" % str(value)[:60])))
+    return value
+
+
+# libfuse options that take a number (fuse(8), mount.fuse3(8)): seconds or bytes.
+_FUSE_NUMBERS = ("attr_timeout", "entry_timeout", "negative_timeout", "max_read", "max_readahead", "max_write",
+                 "max_background", "congestion_threshold")
+_FUSE_OPTION = re.compile(r"^[a-z][a-z0-9_]*(=[^,=\s]+)?$")
+
+
+def fuse_mount_options(fuse_args):
+    """The mount options in FUSE arguments: Alluxio's ``--fuse-opts=a,b=1`` and Jindo's ``-oa=1``."""
+    options = []
+    for arg in fuse_args or []:
+        text = str(arg)
+        if text.startswith("--fuse-opts="):
+            options.extend(opt for opt in text.split("=", 1)[1].split(",") if opt)
+        elif text.startswith("-o") and len(text) > 2:
+            options.extend(opt for opt in text[2:].split(",") if opt)
+    return options
+
+
+def check_fuse_options(options, where):
+    """The rules for FUSE mount options, the same for a Fluid runtime's fuse args and the standalone
+    chart's mount options."""
+    for option in options:
+        _require(_FUSE_OPTION.match(option), "%s has %s, which is not a FUSE mount option such as kernel_cache or attr_timeout=7200"
+                 % (where, option))
+        name, _, value = option.partition("=")
+        _require(name != "direct_io", "%s has direct_io: seed 004 advises against it (no page cache, unstable under load); "
+                 "use kernel_cache" % where)
+        _require(name not in _FUSE_NUMBERS or re.match(r"^[0-9]+(\.[0-9]+)?$", value),
+                 "%s has %s: %s takes a number of %s, such as %s=%s" % (
+                     where, option, name, "seconds" if name.endswith("timeout") else "bytes or requests", name,
+                     "7200" if name.endswith("timeout") else "131072"))
+
+
+def parse_ok(quantity):
+    """A byte count above zero (Kubernetes also takes 100m or -1, which are no size)."""
+    try:
+        return parse_bytes(quantity) > 0
+    except ValueError:
+        return False
+
+
 def _fraction(text):
     try:
         return float(text)
@@ -53,7 +109,8 @@ def build_tier(level, where):
     _require(path and all(part.startswith("/") for part in path.split(",")),
              "%s.path=%s is not an absolute path (or a comma list of them)" % (where, path or "(unset)"))
     quota = level.get("quota")
-    _require(quota is not None and is_quantity(quota), "%s.quota=%s is not a quantity such as 100Gi or 180G" % (where, quota))
+    _require(quota is not None and is_k8s_quantity(quota) and parse_ok(quota),
+             "%s.quota=%s is not a quantity such as 100Gi or 180G (Kubernetes' grammar: no space, no GB)" % (where, quota))
     high, low = _fraction(level.get("high", "0.99")), _fraction(level.get("low", "0.8"))
     _require(high is not None and low is not None and 0 < low < high <= 1,
              "%s watermarks high=%s low=%s must satisfy 0 < low < high <= 1" % (where, level.get("high", "0.99"), level.get("low", "0.8")))
@@ -73,7 +130,7 @@ def mount_name(mount):
 def _mount(mount, where, warnings):
     point = str(mount.get("mount_point", ""))
     _require(_MOUNT_POINT.match(point), "%s.mount_point=%s is not a URL such as oss://bucket/dir/ or pvc://claim" % (where, point or "(unset)"))
-    options = dict(mount.get("options") or {})
+    options = dict(typed(mount.get("options"), dict, where + ".options", default={}))
     inline = [key for key in OSS_KEYS if key in options]
     secret = mount.get("oss_secret")
     result = {"mountPoint": point, "name": mount_name(mount)}
@@ -98,20 +155,24 @@ def _mount(mount, where, warnings):
     return result
 
 
-def merge_profile(runtime, profiles, profile_variable):
+def merge_profile(runtime, profiles, prefix):
     """(properties, jvm_options, fuse_env, fuse_args) of the profile ``runtime["profile"]`` with the
-    runtime's single-key overrides on top."""
+    runtime's single-key overrides on top. ``prefix`` + key names each override's variable
+    (``datasets_list[0] (imagenet).runtime.`` or ``alluxio_``)."""
     name = runtime.get("profile", "fluid-defaults")
-    _require(name in profiles, "%s=%s is not a tuning profile: use one of %s" % (profile_variable, name, ", ".join(sorted(profiles))))
+    _require(name in profiles, "%sprofile=%s is not a tuning profile: use one of %s" % (prefix, name, ", ".join(sorted(profiles))))
     profile = copy.deepcopy(profiles[name])
-    properties = dict(profile.get("properties") or {})
-    properties.update(runtime.get("properties") or {})
-    jvm = dict(profile.get("jvm_options") or {})
-    jvm.update(runtime.get("jvm_options") or {})
-    fuse_env = dict(profile.get("fuse_env") or {})
-    fuse_env.update(runtime.get("fuse_env") or {})
-    fuse_args = runtime.get("fuse_args", profile.get("fuse_args"))
-    return properties, jvm, fuse_env, fuse_args
+    merged = {}
+    for key in ("properties", "jvm_options", "fuse_env"):
+        merged[key] = dict(typed(profile.get(key), dict, "tuning profile %s: %s" % (name, key), default={}))
+        merged[key].update(typed(runtime.get(key), dict, prefix + key, default={}))
+    for component, options in sorted(merged["jvm_options"].items()):
+        typed(options, list, "%sjvm_options.%s" % (prefix, component))
+    if runtime.get("fuse_args") is not None:
+        fuse_args = typed(runtime["fuse_args"], list, prefix + "fuse_args")
+    else:
+        fuse_args = typed(profile.get("fuse_args"), list, "tuning profile %s: fuse_args" % name)
+    return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args
 
 
 def tolerations_of(taints, where):
@@ -131,15 +192,18 @@ def build_dataset(item, index, context):
     """
     where = "datasets_list[%d]" % index
     warnings = []
+    typed(item, dict, where)
     name = str(item.get("name", ""))
     _require(_NAME.match(name) and len(name) <= 63, "%s.name=%s is not a Kubernetes name (lower case, digits, '-')" % (where, name or "(unset)"))
     where = "datasets_list[%d] (%s)" % (index, name)
     namespace = item.get("namespace", context["namespace"])
-    mounts = item.get("mounts") or []
+    mounts = typed(item.get("mounts"), list, where + ".mounts", default=[])
     _require(mounts, "%s.mounts is empty: list at least one mount_point" % where)
+    for i, mount in enumerate(mounts):
+        typed(mount, dict, "%s.mounts[%d]" % (where, i))
     spec = {"mounts": [_mount(m, "%s.mounts[%d]" % (where, i), warnings) for i, m in enumerate(mounts)]}
 
-    affinity = item.get("node_affinity", {context["accelerator_key"]: [context["accelerator"]]})
+    affinity = typed(item.get("node_affinity", {context["accelerator_key"]: [context["accelerator"]]}), dict, where + ".node_affinity")
     if affinity:
         spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
             {"key": key, "operator": "In", "values": [str(v) for v in (values if isinstance(values, list) else [values])]}
@@ -151,13 +215,14 @@ def build_dataset(item, index, context):
         _require(item["placement"] in PLACEMENTS, "%s.placement=%s is not one of %s" % (where, item["placement"], ", ".join(PLACEMENTS)))
         spec["placement"] = item["placement"]
     if "access_modes" in item:
+        typed(item["access_modes"], list, where + ".access_modes")
         bad = [mode for mode in item["access_modes"] if mode not in ACCESS_MODES]
         _require(not bad, "%s.access_modes has %s: allowed are %s" % (where, ", ".join(bad), ", ".join(ACCESS_MODES)))
         spec["accessModes"] = list(item["access_modes"])
 
     meta = {"name": name, "namespace": namespace}
     dataset = {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": dict(meta), "spec": spec}
-    runtime = _runtime(item.get("runtime") or {}, "%s.runtime" % where, meta, context, warnings)
+    runtime = _runtime(typed(item.get("runtime"), dict, where + ".runtime", default={}), "%s.runtime" % where, meta, context, warnings)
     return {"manifests": [dataset, runtime], "warnings": warnings}
 
 
@@ -168,14 +233,19 @@ def _runtime(runtime, where, meta, context, warnings):
     _require(isinstance(replicas, int) and 1 <= replicas <= context["gpu_node_count"],
              "%s.replicas=%s must be between 1 and the number of GPU nodes (%d): cache workers run on GPU nodes"
              % (where, replicas, context["gpu_node_count"]))
-    tiers = runtime.get("tiers") or []
+    tiers = typed(runtime.get("tiers"), list, where + ".tiers", default=[])
+    for i, tier in enumerate(tiers):
+        typed(tier, dict, "%s.tiers[%d]" % (where, i))
     _require(tiers, "%s.tiers is empty: give at least one tier (medium, path, quota)" % where)
     # Fluid's controller writes each level back as its Go struct (api/v1alpha1 Level): the default
     # volumeType hostPath and an empty volumeSource. A level without them would be put back on
     # every run (a CRD's list is replaced whole), so the manifest says them too.
     levels = [dict({"volumeType": "hostPath", "volumeSource": {}}, **build_tier(t, "%s.tiers[%d]" % (where, i)))
               for i, t in enumerate(tiers)]
-    properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".profile")
+    properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".")
+    held = sorted(set(properties) & set(OSS_KEYS))
+    _require(not held, "%s.properties (or its profile) holds %s: OSS keys go in a Secret named by the mount's oss_secret"
+             % (where, ", ".join(held)))
     spec = {"replicas": replicas}
     if kind == "alluxio":
         errors, unknown = check_properties(properties, "%s.properties" % where)
@@ -196,6 +266,7 @@ def _runtime(runtime, where, meta, context, warnings):
             spec["properties"] = {k: str(v) for k, v in properties.items()}
         if runtime.get("secret"):
             spec["secret"] = runtime["secret"]
+    check_fuse_options(fuse_mount_options(fuse_args), where + (".fuse_args" if "fuse_args" in runtime else " (profile's fuse_args)"))
     if fuse_args:
         spec.setdefault("fuse", {})["args"] = list(fuse_args)
     if fuse_env:
@@ -207,6 +278,7 @@ def _runtime(runtime, where, meta, context, warnings):
 def build_nfs_volume(item, index, namespace, mount_options):
     """Seed 003's baseline: a PersistentVolume and a PersistentVolumeClaim of the same name."""
     where = "datasets_nfs_volumes[%d]" % index
+    typed(item, dict, where)
     name = str(item.get("name", ""))
     _require(_NAME.match(name) and len(name) <= 63, "%s.name=%s is not a Kubernetes name (lower case, digits, '-')" % (where, name or "(unset)"))
     where = "%s (%s)" % (where, name)
@@ -214,15 +286,17 @@ def build_nfs_volume(item, index, namespace, mount_options):
     path = str(item.get("path", ""))
     _require(path.startswith("/"), "%s.path=%s is not an absolute path on the NFS server" % (where, path or "(unset)"))
     capacity = item.get("capacity", "150Gi")
-    _require(is_quantity(capacity), "%s.capacity=%s is not a quantity such as 150Gi" % (where, capacity))
-    modes = list(item.get("access_modes", ["ReadOnlyMany"]))
+    _require(is_k8s_quantity(capacity) and parse_ok(capacity),
+             "%s.capacity=%s is not a quantity such as 150Gi (Kubernetes' grammar: no space, no GB)" % (where, capacity))
+    modes = list(typed(item.get("access_modes"), list, where + ".access_modes", default=["ReadOnlyMany"]))
     bad = [mode for mode in modes if mode not in ACCESS_MODES]
     _require(modes and not bad, "%s.access_modes has %s: allowed are %s" % (where, ", ".join(bad) or "nothing", ", ".join(ACCESS_MODES)))
     storage_class = str(item.get("storage_class", "nfs"))
     volume = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name}, "spec": {
         "capacity": {"storage": str(capacity)}, "volumeMode": "Filesystem", "accessModes": modes,
         "persistentVolumeReclaimPolicy": "Retain", "storageClassName": storage_class,
-        "mountOptions": [str(option) for option in item.get("mount_options", mount_options)],
+        "mountOptions": [str(option) for option in typed(item.get("mount_options", mount_options), list,
+                                                          where + ".mount_options" if "mount_options" in item else "datasets_nfs_mount_options")],
         "nfs": {"path": path, "server": str(item["server"])}}}
     claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
              "metadata": {"name": name, "namespace": item.get("namespace", namespace)},

@@ -70,6 +70,20 @@ def parse_bytes(value):
     return int(number * factor)
 
 
+# The Kubernetes quantity grammar, as controller-gen writes it on the CRDs' quantity fields (Fluid's
+# tier quota) and the apiserver parses it for built-ins (a PVC's storage): no spaces, no "GB".
+_K8S_QUANTITY_RE = re.compile(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+
+
+def is_k8s_quantity(value):
+    """Whether the API server takes ``value`` as a quantity (an int, or a string in its grammar)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, str) and bool(_K8S_QUANTITY_RE.match(value))
+
+
 def is_quantity(value):
     try:
         parse_bytes(value)

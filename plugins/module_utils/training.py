@@ -19,7 +19,8 @@ __metaclass__ = type
 import posixpath
 import shlex
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, mount_name
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, mount_name, typed
+from ansible_collections.fluidops.accel.plugins.module_utils.inventory_checks import gpu_problems, image_problems, namespace_problems
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "fluidops"}
 
@@ -53,6 +54,13 @@ def check(params, gpu_nodes):
     _require(isinstance(gpus, int) and 1 <= gpus <= 16, "training_gpus_per_worker=%s must be between 1 and 16" % gpus)
     _require(params["name"] and len(params["name"]) <= 50,
              "training_name=%s must be a name of at most 50 characters (the pods add suffixes)" % params["name"])
+    problems = (gpu_problems(gpus, [{"name": name, "gpus": count} for name, count in zip(
+        params.get("node_names") or [], params.get("node_gpus") or [])])
+        + image_problems([("training_image", params.get("image"))])
+        + namespace_problems([("training_namespace", params.get("namespace"))]))
+    _require(not problems, "; ".join(problems))
+    typed(params.get("env"), dict, "training_env")
+    typed(params.get("tolerations"), list, "training_tolerations")
 
 
 def _env(params):

@@ -6,6 +6,7 @@ compares each host's state with a snapshot taken before.
 """
 
 import os
+import re
 import subprocess
 import uuid
 
@@ -67,12 +68,22 @@ def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",)):
 
 
 MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
+# The plays of playbooks/preflight.yml, which change nothing.
+PREFLIGHT_PLAYS = {"Check the inventory", "Find the GPU nodes", "Check every GPU node"}
 
 
 def dataset(**runtime):
     base = {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}
     base.update(runtime)
-    return {"datasets_list": [{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}], "runtime": base}]}
+    return {"datasets_list": [{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}], "runtime": base}],
+            "datasets_external_claims": ["nfs-imagenet"]}
+
+
+def with_item(**fields):
+    """dataset() whose datasets_list item has ``fields`` too."""
+    variables = dataset()
+    variables["datasets_list"][0].update(fields)
+    return variables
 
 
 def oss_dataset(**mount):
@@ -212,18 +223,158 @@ BAD_VARIABLES = [
         "node_labels_extra keys must be label keys such as example.com/gpu-pool (got gpu pool)",
         id="label-key",
     ),
+    # Quantities in a grammar the API refuses.
+    pytest.param(
+        {"datasets_nfs_volumes": [{"name": "nfs-imagenet", "server": "nas", "path": "/", "capacity": "150 GiB"}]},
+        "datasets_nfs_volumes[0] (nfs-imagenet).capacity=150 GiB is not a quantity such as 150Gi",
+        id="nfs-capacity-grammar",
+    ),
+    pytest.param(
+        dataset(tiers=[{"medium": "MEM", "path": "/dev/shm", "quota": "1.5 GB"}]),
+        "datasets_list[0] (imagenet).runtime.tiers[0].quota=1.5 GB is not a quantity such as 100Gi or 180G",
+        id="tier-quota-grammar",
+    ),
+    # A string where a list or a mapping is expected.
+    pytest.param(
+        dataset(tiers="MEM:/dev/shm:1Gi"),
+        "datasets_list[0] (imagenet).runtime.tiers must be a list, got a string (MEM:/dev/shm:1Gi)",
+        id="tiers-as-string",
+    ),
+    pytest.param(
+        dataset(jvm_options={"fuse": "-Xmx16G"}),
+        "datasets_list[0] (imagenet).runtime.jvm_options.fuse must be a list, got a string (-Xmx16G)",
+        id="jvm-options-as-string",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_fuse_mount_options="kernel_cache,ro"),
+        "alluxio_fuse_mount_options must be a list, got a string (kernel_cache,ro)",
+        id="standalone-fuse-options-as-string",
+    ),
+    pytest.param(
+        dict(dataset(), training_env="num_batch=1000"),
+        "training_env must be a mapping, got a string (num_batch=1000)",
+        id="training-env-as-string",
+    ),
+    # References that do not resolve.
+    pytest.param(
+        dict(dataset(), datasets_external_claims=[]),
+        "datasets_list[0] (imagenet).mounts[0].mount_point=pvc://nfs-imagenet names the claim nfs-imagenet, which nothing "
+        "declares in namespace default",
+        id="claim-undeclared",
+    ),
+    pytest.param(
+        dict(dataset(), warmup_datasets=[{"name": "imagenett", "namespace": "default", "warmup": {}}]),
+        "warmup_datasets names imagenett, which is not a dataset of datasets_list (imagenet)",
+        id="warmup-dataset-unknown",
+    ),
+    pytest.param(
+        dict(dataset(), training_data_claim="imagenett"),
+        "training_data_claim=imagenett is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes",
+        id="training-claim-unknown",
+    ),
+    # Duplicates.
+    pytest.param(
+        {"datasets_list": with_item(placement="Shared")["datasets_list"] * 2, "datasets_external_claims": ["nfs-imagenet"]},
+        "datasets_list[1].name=imagenet is already used by datasets_list[0] in namespace default",
+        id="duplicate-dataset",
+    ),
+    pytest.param(
+        dict(dataset(), datasets_nfs_volumes=[{"name": "imagenet", "server": "nas", "path": "/"}]),
+        "datasets_nfs_volumes[0].name=imagenet is already used by datasets_list[0] in namespace default",
+        id="dataset-and-nfs-volume-share-a-name",
+    ),
+    # Names the API would refuse.
+    pytest.param(
+        dict(dataset(), fluidops_namespace="Team_A"),
+        "fluidops_namespace=Team_A is not a namespace name",
+        id="namespace-name",
+    ),
+    pytest.param(
+        with_item(namespace="team.a"),
+        "datasets_list[0].namespace=team.a is not a namespace name",
+        id="dataset-namespace-name",
+    ),
+    # Limits of the hardware.
+    pytest.param(
+        dict(dataset(), training_gpus_per_worker=16, gpu_node_expected_gpus=8),
+        "training_gpus_per_worker=16 is more than the GPUs of",
+        id="gpus-above-the-node",
+    ),
+    pytest.param(
+        dict(dataset(tiers=[{"medium": "MEM", "path": "/ram/alluxio", "quota": "2Gi"}]), gpu_node_cache_mounts=[MOUNT]),
+        "datasets_list[0] (imagenet).runtime.tiers[0].quota=2Gi puts 2.00GiB on /ram/alluxio, more than the cache mount "
+        "gpu_node_cache_mounts[0].size=1Gi that the gpu_node role makes there",
+        id="tier-above-the-cache-mount",
+    ),
+    # Unpinned versions.
+    pytest.param(
+        {"fluid_chart_version": "latest"},
+        "fluid_chart_version=latest is not a pinned version: give an exact one (such as 1.0.8)",
+        id="fluid-chart-latest",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_image_tag="latest"),
+        "alluxio_image_tag=latest is not a pinned version",
+        id="alluxio-image-latest",
+    ),
+    pytest.param(
+        dict(dataset(), training_image="registry.example.com/horovod:latest"),
+        "training_image=registry.example.com/horovod:latest does not pin the image",
+        id="training-image-latest",
+    ),
+    # A rule of one engine's path checked on the other's too: FUSE options.
+    pytest.param(
+        dataset(fuse_args=["fuse", "--fuse-opts=kernel_cache,direct_io"]),
+        "datasets_list[0] (imagenet).runtime.fuse_args has direct_io: seed 004 advises against it",
+        id="fluid-fuse-direct-io",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_fuse_mount_options=["kernel_cache", "attr_timeout=2h"]),
+        "alluxio_fuse_mount_options has attr_timeout=2h: attr_timeout takes a number of seconds",
+        id="standalone-fuse-timeout",
+    ),
+    # Thresholds the warm-up module would refuse, refused before anything changes.
+    pytest.param(
+        dict(with_item(warmup={}), warmup_cached_percentage=150),
+        "The warm-up of imagenet: warmup_cached_percentage=150.0 must be between 0 and 100",
+        id="warmup-percentage",
+    ),
+    pytest.param(
+        dict(with_item(warmup={}), warmup_timeout=0),
+        "The warm-up of imagenet: warmup_timeout=0 must be 1 or more seconds",
+        id="warmup-timeout",
+    ),
+    # Credentials where they would be shown.
+    pytest.param(
+        dataset(properties={"fs.oss.accessKeyId": "an-id", "fs.oss.accessKeySecret": "a-secret"}),
+        "datasets_list[0] (imagenet).runtime.properties (or its profile) holds fs.oss.accessKeyId, fs.oss.accessKeySecret",
+        id="keys-in-runtime-properties",
+    ),
 ]
 
 
+# Render mode writes REDACTED for every key, so it accepts placeholders on purpose.
+RENDER_ACCEPTS = {"oss-key-placeholder"}
+
+
 @pytest.mark.parametrize("extra_vars, message", BAD_VARIABLES)
-def test_bad_variable_stops_before_anything_changes(hosts, tmp_path, extra_vars, message):
+def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, extra_vars, message):
     inventory = write_inventory(tmp_path, [hosts["good"]])
     before = snapshot(hosts["good"])
     returncode, output = run_site(inventory, extra_vars)
     assert returncode != 0
     assert message in output
-    assert "Prepare the GPU nodes" not in output
+    # No play after preflight's began: no host, cluster object or release was touched.
+    assert set(re.findall(r"PLAY \[([^\]]+)\]", output)) <= PREFLIGHT_PLAYS
     assert snapshot(hosts["good"]) == before
+    if request.node.callspec.id in RENDER_ACCEPTS:
+        return
+    # Render mode refuses the same input before it writes anything, its marker included.
+    render_dir = tmp_path / "rendered"
+    returncode, output = run_site(inventory, dict(extra_vars, fluidops_render_dir=str(render_dir)), playbooks=("playbooks/render.yml",))
+    assert returncode != 0
+    assert message in output
+    assert not render_dir.exists()
 
 
 def test_unknown_alluxio_property_is_warned_about_and_goes_through(hosts, tmp_path):

@@ -3,8 +3,8 @@
 import pytest
 import yaml
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, mount_options, oss_site_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, fuse_mount_options
 
 with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
     PROFILES = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
@@ -73,6 +73,11 @@ def test_unknown_property_warns_and_goes_through():
     ({"root_ufs_options": {"fs.oss.accessKeyId": "id"}}, "alluxio_root_ufs_options holds fs.oss.accessKeyId"),
     ({"oss_secret": ""}, "alluxio_root_ufs=oss://imagenet/data/ is on OSS but alluxio_oss_secret is empty"),
     ({"fuse_mount_options": ["direct_io"]}, "alluxio_fuse_mount_options has direct_io"),
+    ({"fuse_mount_options": "kernel_cache,ro"}, "alluxio_fuse_mount_options must be a list, got a string (kernel_cache,ro)"),
+    ({"fuse_mount_options": ["entry_timeout=forever"]}, "alluxio_fuse_mount_options has entry_timeout=forever: entry_timeout takes a number"),
+    ({"tiers": {"medium": "MEM"}}, "alluxio_tiers must be a list, got a mapping"),
+    ({"root_ufs_options": "fs.oss.endpoint=x"}, "alluxio_root_ufs_options must be a mapping, got a string"),
+    ({"jvm_options": {"master": "-Xmx2g"}}, "alluxio_jvm_options.master must be a list, got a string (-Xmx2g)"),
 ])
 def test_bad_values_name_the_variable(overrides, message):
     with pytest.raises(DatasetError) as error:
@@ -81,7 +86,9 @@ def test_bad_values_name_the_variable(overrides, message):
 
 
 def test_mount_options_and_site_properties():
-    assert mount_options(["fuse", "--fuse-opts=kernel_cache,ro"]) == ["kernel_cache", "ro"]
-    assert mount_options(["fuse"]) == []
+    assert fuse_mount_options(["fuse", "--fuse-opts=kernel_cache,ro"]) == ["kernel_cache", "ro"]
+    assert fuse_mount_options(["fuse"]) == []
+    assert fuse_mount_options(["-okernel_cache", "-oattr_timeout=7200,entry_timeout=7200"]) == [
+        "kernel_cache", "attr_timeout=7200", "entry_timeout=7200"]
     assert oss_site_properties({"access_key_id": "id", "access_key_secret": "secret"}) == (
         "fs.oss.accessKeyId=id\nfs.oss.accessKeySecret=secret\n")

@@ -85,6 +85,21 @@ def test_profile_then_single_key_overrides():
     ({"name": "x", "mounts": [{"mount_point": "oss://b/", "options": {"fs.oss.accessKeyId": "a", "fs.oss.accessKeySecret": "b"}}],
       "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "set allow_inline_credentials: true"),
     ({"name": "Bad_Name", "mounts": [{"mount_point": "pvc://a"}]}, "datasets_list[0].name=Bad_Name is not a Kubernetes name"),
+    # A string where a list or a mapping is expected is refused by name, not read as characters.
+    (pvc_dataset(tiers="MEM:/dev/shm:1Gi"), "runtime.tiers must be a list, got a string (MEM:/dev/shm:1Gi)"),
+    (dict(pvc_dataset(), mounts="pvc://nfs-imagenet"), "datasets_list[0] (fluid-imagenet).mounts must be a list, got a string"),
+    (pvc_dataset(fuse_args="fuse --fuse-opts=kernel_cache"), "runtime.fuse_args must be a list, got a string"),
+    (pvc_dataset(jvm_options={"fuse": "-Xmx16G"}), "runtime.jvm_options.fuse must be a list, got a string (-Xmx16G)"),
+    (pvc_dataset(properties=["alluxio.user.file.readtype.default=CACHE"]), "runtime.properties must be a mapping, got a list"),
+    (pvc_dataset(tiers=["MEM"]), "runtime.tiers[0] must be a mapping, got a string (MEM)"),
+    # The standalone chart's FUSE rules hold for a runtime's fuse args too.
+    (pvc_dataset(fuse_args=["fuse", "--fuse-opts=direct_io,ro"]), "runtime.fuse_args has direct_io: seed 004 advises against it"),
+    (pvc_dataset(fuse_args=["fuse", "--fuse-opts=kernel_cache,attr_timeout=2h"]),
+     "runtime.fuse_args has attr_timeout=2h: attr_timeout takes a number of seconds, such as attr_timeout=7200"),
+    (pvc_dataset(fuse_args=["fuse", "--fuse-opts=kernel cache"]), "runtime.fuse_args has kernel cache, which is not a FUSE mount option"),
+    (dict(pvc_dataset(type="jindo"), runtime={"type": "jindo", "fuse_args": ["-odirect_io"],
+                                               "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}),
+     "runtime.fuse_args has direct_io"),
 ])
 def test_bad_input_names_the_variable_the_value_and_what_is_allowed(item, message):
     with pytest.raises(DatasetError) as error:

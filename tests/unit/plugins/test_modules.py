@@ -8,6 +8,7 @@ import time
 
 import kubernetes.client
 import pytest
+import urllib3
 import yaml
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
@@ -507,3 +508,61 @@ def test_mpijob_refuses_a_definition_that_is_not_a_v2beta1_mpijob_before_any_cal
     assert isinstance(outcome, Failed) and cluster.requests == []
     assert outcome.result["msg"] == ("definition must be a kubeflow.org/v2beta1 MPIJob with metadata.name "
                                      "(got apiVersion=kubeflow.org/v1, kind=MPIJob, name=resnet50)")
+
+
+class DroppingCluster(FakeCluster):
+    """A FakeCluster whose first ``drops`` watches break off mid-stream, and whose lists fail while
+    ``down`` says the API server is down, as urllib3 reports both."""
+
+    def __init__(self, *args, drops=1, down=0, **kwargs):
+        super(DroppingCluster, self).__init__(*args, **kwargs)
+        self.drops, self.down = drops, down
+
+    def get(self, resource, name=None, namespace=None, **kwargs):
+        if self.down and name is None and any(r[0] == "WATCH" for r in self.requests):
+            self.down -= 1
+            self.requests.append(("GET", resource.kind, namespace, "refused"))
+            raise urllib3.exceptions.ProtocolError("Connection aborted.", ConnectionRefusedError(111, "Connection refused"))
+        return super(DroppingCluster, self).get(resource, name=name, namespace=namespace, **kwargs)
+
+    def watch(self, resource, namespace=None, resource_version=None, timeout=None):
+        if self.drops:
+            self.drops -= 1
+            self.requests.append(("WATCH", resource.kind, namespace, resource_version))
+            raise urllib3.exceptions.ProtocolError("Connection broken: IncompleteRead(0 bytes read)")
+        return super(DroppingCluster, self).watch(resource, namespace, resource_version, timeout)
+
+
+def _client_with_clock_and_pauses(clock, pauses):
+    original = fluid_client.FluidClient.__init__
+
+    def init(self, k8s_client):
+        original(self, k8s_client, clock=clock, pause=pauses.append)
+    return init
+
+
+def test_a_dropped_watch_lists_again_and_the_wait_goes_on(monkeypatch):
+    pauses = []
+    clock = iter(range(0, 1000, 1))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    cluster = DroppingCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], drops=1, down=2, events={
+        "Dataset": [("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
+    result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 60}, cluster, monkeypatch).result
+    assert result["datasets"][0]["phase"] == "Bound"
+    # The watch broke, two lists were refused (a pause after each), the third listed, a new watch followed.
+    assert [r for r in cluster.requests if r[0] in ("GET", "WATCH")][:6] == [
+        ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100"), ("GET", "Dataset", "default", "refused"),
+        ("GET", "Dataset", "default", "refused"), ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100")]
+    assert pauses == [fluid_client.RECONNECT_PAUSE] * 2
+
+
+def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatch):
+    pauses = []
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    cluster = DroppingCluster([fixture("dataset-notbound-fresh")], drops=1, down=100)
+    outcome = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 60}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"].startswith("lost the watch on Dataset in default and could not reach the API server again "
+                                            "before the wait ended")
+    assert "Connection refused" in outcome.result["msg"]

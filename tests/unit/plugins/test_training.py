@@ -92,7 +92,7 @@ def test_a_step_between_printed_steps_reads_the_one_before():
 
 
 PARAMS = {"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namespace": "default", "workers": 4, "gpus_per_worker": 8,
-          "image": "horovod-benchmark", "working_dir": "/horovod-demo/tensorflow-demo/", "command": "./launch-example.sh 4 8",
+          "image": "horovod-benchmark:0.18.1", "working_dir": "/horovod-demo/tensorflow-demo/", "command": "./launch-example.sh 4 8",
           "env": {"num_batch": "1000", "datasets_num_private_threads": "8"}, "mount_path": "/data", "data_dir": "",
           "datasets": [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/imagenet/", "name": "imagenet"}]},
                        {"name": "fluid-imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet", "name": "nfs-imagenet"}],
@@ -131,13 +131,19 @@ def test_arena_arguments_are_the_seeds_command():
     assert args == ["arena", "submit", "mpi", "--name", "horovod-resnet50-v2-4x8-fluid", "--namespace", "default", "--gpus=8",
                     "--workers=1", "--working-dir=/horovod-demo/tensorflow-demo/", "--data", "nfs-imagenet:/data",
                     "-e", "DATA_DIR=/data/imagenet", "-e", "datasets_num_private_threads=8", "-e", "num_batch=1000",
-                    "--image=horovod-benchmark", "./launch-example.sh", "1", "8"]
+                    "--image=horovod-benchmark:0.18.1", "./launch-example.sh", "1", "8"]
 
 
 @pytest.mark.parametrize("change, message", [
     ({"workers": 5}, "training_workers=5 must be between 1 and the number of GPU nodes (4)"),
     ({"gpus_per_worker": 0}, "training_gpus_per_worker=0 must be between 1 and 16"),
     ({"launcher": "kubectl"}, "training_launcher=kubectl is not one of mpijob, arena"),
+    ({"node_names": ["gpu-1", "gpu-2"], "node_gpus": [8, "4"]},
+     "training_gpus_per_worker=8 is more than the GPUs of gpu-2 (4) (gpu_node_expected_gpus)"),
+    ({"image": "horovod-benchmark:latest"}, "training_image=horovod-benchmark:latest does not pin the image"),
+    ({"image": "registry:5000/horovod"}, "training_image=registry:5000/horovod does not pin the image"),
+    ({"namespace": "Team_A"}, "training_namespace=Team_A is not a namespace name"),
+    ({"env": "num_batch=1000"}, "training_env must be a mapping, got a string (num_batch=1000)"),
     ({"claim": "coco"}, "training_data_claim=coco is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
                         "(known: imagenet, fluid-imagenet, nfs-imagenet)"),
 ])
