@@ -18,8 +18,9 @@ the built-ins' definitions in OUT_DIR/_definitions.json.
 collection: one file per kind of SHIPPED, OUT_DIR/<group>_<version>_<kind>.json (the core group
 is "core"), self-contained (only the definitions that kind references, its $refs local), without
 what validation does not read (descriptions, defaults, x-kubernetes-* annotations), keys sorted,
-one key or value a line (no indent: small, and a new version shows as a readable diff); and OUT_DIR/index.json: each kind's file, whether it is namespaced, and the sources
-with their versions and sha256.
+one key or value a line (no indent: small, and a new version shows as a readable diff); and
+OUT_DIR/index.json: each kind's file, whether it is namespaced, the quantity pattern, and the
+sources with their versions and sha256.
 
 The schemas are strict like the apiserver's strict field validation (kubectl's default): an
 object that lists its properties takes no others, unless it preserves unknown fields. Like the
@@ -250,7 +251,7 @@ def collection(out, swagger, crd_paths, versions):
     """The files of SHIPPED and index.json, and nothing else: files of kinds no longer shipped go."""
     definitions, kinds = builtins(swagger)
     crds = custom_resources(crd_paths)
-    index = {"generator": "tools/kubeconform/schemas.py", "kinds": {}, "sources": {}}
+    index = {"generator": "tools/kubeconform/schemas.py", "kinds": {}, "quantity_pattern": QUANTITY_PATTERN, "sources": {}}
     index["sources"]["kubernetes"] = {"version": versions["kubernetes"],
                                       "files": {"k8s.io/kubernetes/api/openapi-spec/swagger.json": sha256(swagger)}}
     written = ["index.json"]
