@@ -247,15 +247,15 @@ def shipped_file(group, version, kind):
     return "%s_%s_%s.json" % (group or "core", version, kind.lower())
 
 
-def collection(out, swagger, crd_paths, versions):
-    """The files of SHIPPED and index.json, and nothing else: files of kinds no longer shipped go."""
+def collection(out, swagger, crd_paths, versions, shipped=SHIPPED):
+    """The files of the shipped kinds and index.json, and nothing else: files of kinds no longer shipped go."""
     definitions, kinds = builtins(swagger)
     crds = custom_resources(crd_paths)
     index = {"generator": "tools/kubeconform/schemas.py", "kinds": {}, "quantity_pattern": QUANTITY_PATTERN, "sources": {}}
     index["sources"]["kubernetes"] = {"version": versions["kubernetes"],
                                       "files": {"k8s.io/kubernetes/api/openapi-spec/swagger.json": sha256(swagger)}}
     written = ["index.json"]
-    for source, group, version, kind in SHIPPED:
+    for source, group, version, kind in shipped:
         key = (group, version, kind)
         if source == "kubernetes":
             name, namespaced = kinds[key]
@@ -280,7 +280,7 @@ def collection(out, swagger, crd_paths, versions):
         if stale.endswith(".json"):
             os.remove(os.path.join(out, stale))
     size = sum(os.path.getsize(os.path.join(out, name)) for name in written)
-    return "%d kinds in %s, %d bytes" % (len(SHIPPED), out, size)
+    return "%d kinds in %s, %d bytes" % (len(shipped), out, size)
 
 
 def main(argv):
