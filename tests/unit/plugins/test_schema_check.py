@@ -214,18 +214,18 @@ def test_a_secret_value_never_appears():
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "imagenet-oss", "namespace": "default"},
               "data": {"fs.oss.accessKeySecret": "TOPSECRET-not-base64!", "count": 12345},
               "stringData": {"fs oss accessKeyId": "TOPSECRET-id", "nested": {"k": "TOPSECRET-nested"}},
-              "strngData": {"fs.oss.accessKeySecret": "TOPSECRET-typo"}, "type": ["TOPSECRET-type"]}
+              "strngData": {"fs.oss.accessKeySecret": "TOPSECRET-typo"}, "type": ["Opaque"]}
     found = problems([secret])
     assert found == [
         "Secret default/imagenet-oss: data.count=<redacted> must be a string, got a whole number",
         "Secret default/imagenet-oss: stringData.nested=<redacted> must be a string, got a map",
         "Secret default/imagenet-oss: strngData=<redacted> is not a field of Secret (allowed: apiVersion, data, immutable, kind, metadata, "
         "stringData, type)",
-        'Secret default/imagenet-oss: type=["TOPSECRET-type"] must be a string, got a list',
+        'Secret default/imagenet-oss: type=["Opaque"] must be a string, got a list',  # not a secret value: shown
         "Secret default/imagenet-oss: data[fs.oss.accessKeySecret]=<redacted> is not base64 (data takes base64; stringData takes plain text)",
         "Secret default/imagenet-oss: stringData has the key \"fs oss accessKeyId\", which is not a key a Secret or ConfigMap takes: at most 253 "
         "letters, digits, '-', '_' or '.', and not . or .."]
-    assert not [line for line in found if "TOPSECRET" in line.replace('["TOPSECRET-type"]', "")]
+    assert not [line for line in found if "TOPSECRET" in line]
 
 
 def test_fluid_takes_only_dns_1035_labels_for_datasets_and_runtimes():
