@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit render-test integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render bench-datapath
+.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ render-test: deps  ## render mode: the seeds field by field, kubeconform on ever
 	@PYTHON=$(venv)/bin/python tools/kubeconform/setup.sh > $(FLUIDOPS_CACHE_DIR)/.kubeconform
 	FLUIDOPS_KUBECONFORM=$$(sed -n 1p $(FLUIDOPS_CACHE_DIR)/.kubeconform) \
 	FLUIDOPS_SCHEMA_LOCATION="$$(sed -n 2p $(FLUIDOPS_CACHE_DIR)/.kubeconform)" $(run) python -m pytest -q tests/render
+
+schemas: deps  ## regenerate the schemas the collection ships (plugins/plugin_utils/schemas) after a pinned version changes
+	PYTHON=$(venv)/bin/python tools/kubeconform/ship.sh
 
 integration: host-image  ## preflight against real containers: bad input stops before anything changes
 	FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) python -m pytest -q tests/integration

@@ -1,6 +1,7 @@
 """Render mode: the seeds' configurations reproduced field by field, and every rendered object
 valid against the real schemas (kubeconform with Kubernetes 1.33's built-ins and the CRDs of
-Fluid 1.0.8 and the MPIJob; Helm values through `helm template` of the real charts).
+Fluid 1.0.8 and the MPIJob; Helm values through `helm template` of the real charts), and by the
+collection's own check (schema_problems), whose shipped schemas must be those the pinned versions give.
 
 Render mode touches no cluster and no host: these tests need neither.
 """
@@ -9,11 +10,13 @@ import glob
 import os
 import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import yaml
 
+from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 from playbook import REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -210,6 +213,37 @@ def test_kubeconform_refuses_what_the_apiserver_would(tmp_path):
     assert result.returncode != 0
     assert "additional properties 'mountpoint' not allowed" in result.stdout
     assert "/spec/volumeMode" in result.stdout
+
+
+@pytest.mark.parametrize("name", list(INVENTORIES))
+def test_schema_problems_finds_none_in_every_rendered_object(rendered, name):
+    # The collection's own check (filter schema_problems, shipped schemas) agrees with kubeconform.
+    objects, _ = load(rendered[name][0])
+    assert schema_problems(list(objects.values())) == []
+
+
+def test_schema_problems_refuses_what_kubeconform_refuses():
+    bad = list(yaml.safe_load_all("apiVersion: data.fluid.io/v1alpha1\nkind: Dataset\nmetadata: {name: x}\n"
+                                  "spec: {mounts: [{mountPoint: 'pvc://x', mountpoint: typo}]}\n---\n"
+                                  "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: x}\nspec: {volumeMode: 3}\n"))
+    found = schema_problems(bad)
+    assert [line.split("=")[0] for line in found] == ["Dataset x: spec.mounts[0].mountpoint", "PersistentVolumeClaim x: spec.volumeMode"]
+
+
+def test_the_shipped_schemas_are_those_of_the_pinned_versions(tmp_path):
+    """plugins/plugin_utils/schemas regenerated from the pinned swagger and CRDs (tools/kubeconform/ship.sh, which
+    finds them as setup.sh does for kubeconform) is the same, file for file."""
+    shipped_dir = os.path.join(REPO, "plugins", "plugin_utils", "schemas")
+    result = subprocess.run([os.path.join(REPO, "tools", "kubeconform", "ship.sh"), str(tmp_path)], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHON=sys.executable), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    contents = {}
+    for directory in (str(tmp_path), shipped_dir):
+        for file_name in os.listdir(directory):
+            with open(os.path.join(directory, file_name), encoding="utf-8") as handle:
+                contents.setdefault(file_name, {})[directory] = handle.read()
+    stale = sorted(name for name, versions in contents.items() if versions.get(str(tmp_path)) != versions.get(shipped_dir))
+    assert not stale, "plugins/plugin_utils/schemas is not what the pinned versions give (run make schemas): %s" % ", ".join(stale)
 
 
 def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):

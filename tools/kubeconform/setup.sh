@@ -19,16 +19,16 @@ if [ ! -x "$bin" ]; then
     "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
 fi
 
-# The CRDs come with the local cluster's parts (cached; fetched once).
+# The render tests use the local cluster's parts (Helm, the charts; cached, fetched once).
 "$repo/tools/localcluster/build.sh"
-parts="$cache/localcluster"
-crds=("$parts"/fluid/charts/fluid/fluid/crds/*.yaml "$parts/mpi-operator/kubeflow.org_mpijobs.yaml")
-key=$(cat "$here/schemas.py" "${crds[@]}" | sha256sum | cut -c1-10)
+# The swagger and the CRDs, found as for the schemas the collection ships (ship.sh).
+listed=$("$here/sources.sh")
+mapfile -t sources <<<"$listed"
+key=$(cat "$here/schemas.py" "${sources[@]}" | sha256sum | cut -c1-10)
 schemas="$cache/kubeconform-schemas-$KUBE_VERSION-$key"
 if [ ! -f "$schemas/.complete" ]; then
-  swagger="$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | "$python" -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')/api/openapi-spec/swagger.json"
   rm -rf "$schemas"
-  "$python" "$here/schemas.py" "$schemas" "$swagger" "${crds[@]}" >&2
+  "$python" "$here/schemas.py" kubeconform "$schemas" "${sources[@]}" >&2
   touch "$schemas/.complete"
 fi
 echo "$bin"
