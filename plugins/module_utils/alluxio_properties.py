@@ -62,7 +62,9 @@ def property_type(name):
     """Alluxio's type of the property ``name`` as ``PropertyKey.fromString`` resolves it (a key, an
     alias, then the first template that matches; a nested template takes the type of the key it
     nests, STRING if it nests none): a PropertyType name such as ``DATASIZE``, ``ENUM:<enum class>``
-    (constants in ENUMS), or None when ``PropertyKey.isValid`` is false."""
+    (constants in ENUMS), ``ENUM`` alone for an enum key nested in a template (Alluxio 2.9.3 fails
+    on any value of it: PropertyKey.getEnumType throws while AlluxioProperties.merge parses it), or
+    None when ``PropertyKey.isValid`` is false."""
     if name in KEYS:
         return KEYS[name]
     if name in ALIASES:
@@ -71,7 +73,9 @@ def property_type(name):
         match = pattern.fullmatch(name)
         if match:
             if kind == "NESTED":
-                return property_type(match.group("nested")) or "STRING"
+                nested = property_type(match.group("nested")) or "STRING"
+                # The template's property creator copies the nested key's type, not its enum class.
+                return "ENUM" if nested.startswith("ENUM:") else nested
             return kind
     return None
 
@@ -244,6 +248,8 @@ def parse_value(kind, text):
     (BOOLEAN) when it is neither true nor false, which Alluxio reads as false without a word."""
     if kind.startswith("ENUM:"):
         return parse_enum(ENUMS[kind[len("ENUM:"):]], text)
+    if kind == "ENUM":
+        raise ValueError("an enum without its constants: %r" % text)
     if kind.startswith("LIST:"):
         return [parse_value(kind[len("LIST:"):], item) for item in parse_list(text)]
     if kind == "BOOLEAN":
@@ -271,6 +277,8 @@ _ALLOWED = {
     "INTEGER": "a whole number from %d to %d (a Java int)" % (_INT_MIN, _INT_MAX),
     "LONG": "a whole number from %d to %d (a Java long)" % (_LONG_MIN, _LONG_MAX),
     "DOUBLE": "a number such as 0.9 or 1e-3 (Java's Double.parseDouble)",
+    "ENUM": "possible: Alluxio %s stops on any value of an enum key nested in a template's name (its PropertyKey has "
+            "no enum class); set the key itself" % VERSION,
     "DATASIZE": _SIZE,
     "LIST:DATASIZE": "a comma-separated list of sizes, each " + _SIZE,
     "DURATION": "a duration such as 2day, 365d or 10min (a whole number and one of ms, millisecond, s, sec, second, "
@@ -301,7 +309,8 @@ def check_properties(properties, where="properties"):
         if kind is None:
             warnings.append("%s: unknown Alluxio 2.9 property name (check the spelling; it is passed on as it is)" % label)
             continue
-        key = ALIASES.get(key, key)
+        if key not in KEYS:  # PropertyKey.fromString: a key's name first, then an alias's
+            key = ALIASES.get(key, key)
         if key in DEPRECATED:
             warnings.append("%s: deprecated in Alluxio %s%s" % (label, VERSION, ": " + DEPRECATED[key] if DEPRECATED[key] else ""))
         if kind == "LIST" and key in LIST_ITEMS:
