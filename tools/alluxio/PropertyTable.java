@@ -271,12 +271,15 @@ public final class PropertyTable {
       lines.add(new String[] {parts[0], parts[1], Boolean.toString(PropertyKey.isValid(parts[0].trim()))});
     }
     for (String[] line : lines) {
-      AlluxioProperties properties = new AlluxioProperties();
-      properties.merge(Collections.singletonMap(line[0], line[1]), Source.SYSTEM_PROPERTY);
-      InstancedConfiguration conf = new InstancedConfiguration(properties);
-      PropertyKey key = PropertyKey.fromString(line[0].trim());
+      String name = line[0].trim();
+      boolean known = Boolean.parseBoolean(line[2]);
+      // merge makes an unknown name a custom STRING key with getOrBuildCustom, as here.
+      PropertyKey key = known ? PropertyKey.fromString(name) : PropertyKey.getOrBuildCustom(name);
       String result;
       try {
+        AlluxioProperties properties = new AlluxioProperties();
+        properties.merge(Collections.singletonMap(line[0], line[1]), Source.SYSTEM_PROPERTY);
+        InstancedConfiguration conf = new InstancedConfiguration(properties);
         Object value;
         switch (key.getType()) {
           case BOOLEAN: value = conf.getBoolean(key); break;
@@ -293,10 +296,18 @@ public final class PropertyTable {
       } catch (RuntimeException e) {
         result = "error\t" + e.getClass().getSimpleName();
       }
-      if (!Boolean.parseBoolean(line[2])) {
+      if (!known) {
         PropertyKey.unregister(key);  // the next line sees the name as unknown again
       }
-      out.println(String.join("\t", line[0], line[2], key.getType().name(), result));
+      String type = key.getType().name();
+      if (key.getType() == PropertyType.ENUM) {
+        try {
+          type = "ENUM:" + key.getEnumType().getName();
+        } catch (IllegalStateException e) {
+          // an ENUM without its enum class: what a nested template makes of an enum key
+        }
+      }
+      out.println(String.join("\t", line[0], line[2], type, result));
     }
   }
 }

@@ -10,8 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 lib=$("$here/fetch.sh")
-# Nothing is logged while the keys are built; this keeps a stray log4j warning off stderr.
-run=(java -Dlog4j.defaultInitOverride=true -cp "$lib/*" "$here/PropertyTable.java")
+run=(java -cp "$lib/*" "$here/PropertyTable.java")
 
 if [ "${1:-}" = --probe ]; then
   exec "${run[@]}" --probe
