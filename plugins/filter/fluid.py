@@ -16,6 +16,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     build_oss_secret,
     check_placement,
 )
+from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 
 
 def fluid_dataset_manifests(datasets, context):
@@ -24,12 +25,21 @@ def fluid_dataset_manifests(datasets, context):
     try:
         for index, item in enumerate(datasets or []):
             built = build_dataset(item, index, context)
+            _schema_check(built["manifests"], "datasets_list[%d] (%s)" % (index, item.get("name")))
             manifests.extend(built["manifests"])
             warnings.extend(built["warnings"])
         check_placement(manifests, context["gpu_node_count"])
     except DatasetError as exc:
         raise AnsibleFilterError(str(exc)) from exc
     return {"manifests": manifests, "warnings": warnings}
+
+
+def _schema_check(objects, where):
+    """The objects built from one variable, as the API server and Fluid would take them
+    (plugin_utils/schema_check.py): what they refuse is refused here, naming the variable."""
+    found = schema_problems(objects)
+    if found:
+        raise DatasetError("%s would be refused: %s" % (where, "; ".join(found)))
 
 
 def fluid_dataset_problems(datasets, context):
@@ -44,10 +54,15 @@ def fluid_dataset_problems(datasets, context):
 
 def nfs_volume_manifests(volumes, namespace, mount_options):
     """PV and PVC of every baseline NFS volume."""
+    objects = []
     try:
-        return [obj for index, item in enumerate(volumes or []) for obj in build_nfs_volume(item, index, namespace, mount_options)]
+        for index, item in enumerate(volumes or []):
+            built = build_nfs_volume(item, index, namespace, mount_options)
+            _schema_check(built, "datasets_nfs_volumes[%d] (%s)" % (index, item.get("name")))
+            objects.extend(built)
     except DatasetError as exc:
         raise AnsibleFilterError(str(exc)) from exc
+    return objects
 
 
 def oss_secret_manifests(secrets, namespace):
@@ -63,7 +78,7 @@ def oss_secret_problems(secrets, namespace="default"):
     problems = []
     for name, credentials in sorted((secrets or {}).items()):
         try:
-            build_oss_secret(name, credentials or {}, namespace)
+            _schema_check([build_oss_secret(name, credentials or {}, namespace)], "datasets_oss_secrets[%s]" % name)
         except DatasetError as exc:
             problems.append(str(exc))
     return problems

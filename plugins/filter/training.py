@@ -15,6 +15,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fluidops.accel.plugins.module_utils import training
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 
 
 def _checked(function):
@@ -33,7 +34,11 @@ def training_job(params, gpu_nodes):
     training.check(params, int(gpu_nodes))
     if not params.get("data_dir"):
         params["data_dir"] = training.data_dir(params["claim"], params.get("datasets"), params.get("nfs_volumes"), params["mount_path"])
-    return {"mpijob": training.mpijob_manifest(params), "arena_args": training.arena_submit_args(params), "data_dir": params["data_dir"]}
+    job = training.mpijob_manifest(params)
+    found = schema_problems([job])
+    if found:
+        raise DatasetError("The training job (training_* variables) would be refused: %s" % "; ".join(found))
+    return {"mpijob": job, "arena_args": training.arena_submit_args(params), "data_dir": params["data_dir"]}
 
 
 def tf_cnn_benchmarks_log(text, step=1000):

@@ -294,6 +294,21 @@ BAD_VARIABLES = [
         "datasets_list[0].namespace=team.a is not a namespace name",
         id="dataset-namespace-name",
     ),
+    pytest.param(
+        with_item(name="1k-imagenet"),
+        "datasets_list[0] (1k-imagenet) would be refused: Dataset default/1k-imagenet: metadata.name=1k-imagenet is not a DNS-1035 label",
+        id="dataset-name-fluid-refuses",
+    ),
+    pytest.param(
+        {"node_labels_extra": {"example.com/gpu-pool": "pool a"}},
+        'would be refused: Node {host}: metadata.labels[example.com/gpu-pool]="pool a" is not a label value',
+        id="label-value",
+    ),
+    pytest.param(
+        {"datasets_oss_secrets": {"imagenet-oss": {"access_key_id": "an-id", "access_key_secret": "a-secret", "namespace": "Team_A"}}},
+        "datasets_oss_secrets[imagenet-oss] would be refused: Secret Team_A/imagenet-oss: metadata.namespace=Team_A is not a DNS-1123 label",
+        id="secret-namespace-name",
+    ),
     # Limits of the hardware.
     pytest.param(
         dict(dataset(), training_gpus_per_worker=16, gpu_node_expected_gpus=8),
@@ -360,6 +375,7 @@ RENDER_ACCEPTS = {"oss-key-placeholder"}
 @pytest.mark.parametrize("extra_vars, message", BAD_VARIABLES)
 def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, extra_vars, message):
     inventory = write_inventory(tmp_path, [hosts["good"]])
+    message = message.replace("{host}", hosts["good"])
     before = snapshot(hosts["good"])
     returncode, output = run_site(inventory, extra_vars)
     assert returncode != 0

@@ -119,3 +119,10 @@ def test_inline_keys_with_the_opt_in_are_accepted_with_a_warning():
 def test_filter_raises_ansible_errors():
     with pytest.raises(AnsibleFilterError, match="replicas=9"):
         fluid_dataset_manifests([pvc_dataset(replicas=9)], CONTEXT)
+
+
+def test_what_the_api_or_fluid_would_refuse_is_refused_naming_the_variable():
+    # A DNS-1123 name that Fluid's controller refuses (a DNS-1035 label starts with a letter).
+    with pytest.raises(AnsibleFilterError, match=r"datasets_list\[0\] \(1k-imagenet\) would be refused: Dataset default/1k-imagenet: "
+                                                 r"metadata.name=1k-imagenet is not a DNS-1035 label"):
+        fluid_dataset_manifests([dict(pvc_dataset(), name="1k-imagenet")], CONTEXT)
