@@ -26,7 +26,8 @@ help:  ## list the targets
 
 deps:  ## Debian packages and the Python venv (cached by requirements hash)
 	@mkdir -p $(FLUIDOPS_CACHE_DIR)
-	@tools/bootstrap.sh | tail -n1 > $(VENV_STAMP).tmp && mv $(VENV_STAMP).tmp $(VENV_STAMP)
+	@# A temporary file of this make's own (pid): two checkouts' makes may run deps at once.
+	@tools/bootstrap.sh | tail -n1 > $(VENV_STAMP).$$$$ && mv $(VENV_STAMP).$$$$ $(VENV_STAMP)
 	@echo "venv: $$(cat $(VENV_STAMP))"
 
 host-image: deps  ## the podman image that stands in for a GPU node's OS (built once)

@@ -285,13 +285,13 @@ BAD_VARIABLES = [
     ),
     # Names the API would refuse.
     pytest.param(
-        dict(dataset(), fluidops_namespace="Team_A"),
+        {"fluidops_namespace": "Team_A"},
         "fluidops_namespace=Team_A is not a namespace name",
         id="namespace-name",
     ),
     pytest.param(
         with_item(namespace="team.a"),
-        "datasets_list[0].namespace=team.a is not a namespace name",
+        "datasets_list[0] (imagenet) would be refused: Dataset team.a/imagenet: metadata.namespace=team.a is not a DNS-1123 label",
         id="dataset-namespace-name",
     ),
     pytest.param(

@@ -35,8 +35,8 @@ CREDENTIAL_KEYS = ("fs.oss.accessKeyId", "fs.oss.accessKeySecret")
 PLACEHOLDER = re.compile(r"<[^<>]+>")
 
 
-def render(inventory, directory, extra_vars=None):
-    return run_playbook("playbooks/render.yml", inventory=inventory,
+def render(inventory, directory, extra_vars=None, check=False):
+    return run_playbook("playbooks/render.yml", inventory=inventory, check=check,
                         extra_vars=dict(extra_vars or {}, fluidops_render_dir=str(directory)))
 
 
@@ -260,6 +260,22 @@ def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
     names = sorted(os.path.basename(path) for path in glob.glob(str(directory / "*.yaml")))
     assert "dataset_default_imagenet.yaml" not in names and "alluxioruntime_default_imagenet.yaml" not in names
     assert "persistentvolume_nfs-imagenet.yaml" in names and "helm-values_fluid-system_fluid.yaml" in names
+
+
+def test_check_mode_writes_and_removes_nothing(tmp_path):
+    fresh = tmp_path / "fresh"
+    returncode, output = render(INVENTORIES["local"], fresh, check=True)
+    assert returncode == 0, output
+    assert sum(changed_per_host(output).values()) > 0  # it says what it would write
+    assert not fresh.exists()
+    # Over an earlier render: a file this one would remove stays, the others are untouched.
+    earlier = tmp_path / "earlier"
+    assert render(INVENTORIES["local"], earlier)[0] == 0
+    (earlier / "dataset_default_gone.yaml").write_text("kind: Dataset\n")
+    before = {path.name: path.read_text() for path in earlier.iterdir()}
+    returncode, output = render(INVENTORIES["local"], earlier, {"datasets_list": []}, check=True)
+    assert returncode == 0, output
+    assert {path.name: path.read_text() for path in earlier.iterdir()} == before
 
 
 def test_render_refuses_a_directory_it_did_not_write(tmp_path):
