@@ -1,15 +1,19 @@
-"""Check mode on every playbook changes nothing: the cluster's objects and the node hosts are as
-they were after site.yml, whatever the playbooks say they would do. Real apiserver, Helm, Fluid
+"""What must change nothing changes nothing: check mode on every playbook, and a run with a GPU
+host that cannot be reached (the failure policy: any_errors_fatal from preflight on). The cluster's
+objects and the node hosts are compared with what they were. Real apiserver, Helm, Fluid
 controllers and hosts; simulated kubelets."""
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 
+import yaml
 from kubernetes import dynamic
 
 from conftest import NODES, POOL
-from playbook import changed_per_host, run_playbook
+from playbook import REPO, changed_per_host, run_playbook
 
 # Every kind the playbooks create, change or delete.
 KINDS = [("v1", "Namespace"), ("v1", "Secret"), ("v1", "ConfigMap"), ("v1", "PersistentVolume"), ("v1", "PersistentVolumeClaim"),
@@ -63,3 +67,21 @@ def test_check_mode_on_every_playbook_changes_nothing(api, site_run, tmp_path):
     assert set(before) - set(after) == set()
     assert {name: host_state(name) for name in hosts} == hosts_before
     assert not (tmp_path / "reports").exists() and not (tmp_path / "status.json").exists()
+
+
+def test_an_unreachable_gpu_host_stops_the_run_before_any_host_or_the_cluster_changes(api, site_run, tmp_path):
+    # The local inventory plus a GPU host whose container does not exist.
+    inventory = tmp_path / "inventory"
+    shutil.copytree(os.path.join(REPO, "inventory", "local"), inventory)
+    hosts = yaml.safe_load((inventory / "hosts.yml").read_text())
+    hosts["all"]["children"]["gpu_nodes"]["hosts"]["gpu-node-gone"] = None
+    (inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))
+    before, hosts_before = cluster_state(api), {name: host_state(name) for name in NODES}
+    returncode, output = run_playbook("site.yml", inventory=str(inventory), extra_vars=dict(
+        POOL, node_labels_extra={"fluidops.io/pool": "inference"}))
+    assert returncode != 0
+    assert "[gpu-node-gone]: UNREACHABLE!" in output, output[-3000:]
+    # The policy: preflight's node play has any_errors_fatal, so no later play starts.
+    assert "PLAY [Prepare the GPU nodes]" not in output and "PLAY [Label the GPU nodes in Kubernetes]" not in output
+    assert cluster_state(api) == before
+    assert {name: host_state(name) for name in NODES} == hosts_before

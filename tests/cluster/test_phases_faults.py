@@ -1,0 +1,87 @@
+"""Faults injected on the local cluster: the real API server stopped in the middle of a run, then
+started again; a Helm upgrade the API server refuses half way. Real apiserver, etcd, controllers
+and Helm; simulated kubelets."""
+
+import json
+import os
+import signal
+import subprocess
+
+from kubernetes import client
+
+from conftest import CACHE, POOL, cluster, wait_until
+from playbook import folded, read_until, run_playbook, start_playbook
+
+APISERVER_PID = os.path.join(CACHE, "run", "pids", "apiserver")
+
+
+def stop_apiserver():
+    with open(APISERVER_PID, encoding="utf-8") as handle:
+        pid = int(handle.read())
+    os.kill(pid, signal.SIGTERM)
+    wait_until(lambda: not alive(pid), 60)
+
+
+def alive(pid):
+    """Whether the process runs (a zombie, left for a parent that does not reap it, does not)."""
+    try:
+        with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def pool(api, name="gpu-node-1"):
+    return client.CoreV1Api(api).read_node(name).metadata.labels.get("fluidops.io/pool")
+
+
+def test_the_api_server_stopped_mid_run_fails_naming_it_and_a_rerun_converges(api, site_run):
+    wanted = dict(POOL, node_labels_extra={"fluidops.io/pool": "outage"})
+    run = start_playbook("playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
+    try:
+        # The moment the run turns to the cluster: the hosts are checked, nothing is written yet.
+        seen = read_until(run, "PLAY [Label the GPU nodes in Kubernetes]")
+        assert "PLAY [Label the GPU nodes in Kubernetes]" in seen, seen[-3000:]
+        stop_apiserver()
+        output = seen + run.stdout.read()
+        assert run.wait() != 0
+    finally:
+        run.stdout.close()
+        run.wait()
+        cluster("up")  # starts what is not running: the apiserver, and any controller that gave up
+    text = folded(output)
+    # The failure says what could not be reached: the API server's address.
+    assert "127.0.0.1" in text and ("16443" in text or "Connection refused" in text), output[-3000:]
+    assert "PLAY [Deploy the cache engine]" not in output and "PLAY RECAP" in output
+    returncode, output = run_playbook("playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
+    assert returncode == 0, output[-3000:]
+    assert pool(api) == "outage"
+    returncode, output = run_playbook("playbooks/node_labels.yml", extra_vars=POOL)
+    assert returncode == 0 and pool(api) == "training", output[-3000:]
+
+
+def release(name="fluid", namespace="fluid-system"):
+    """(revision, status) of a Helm release, as Helm lists it."""
+    listed = subprocess.run([os.path.join(CACHE, "helm"), "list", "-n", namespace, "-o", "json", "--kubeconfig",
+                             os.path.join(CACHE, "run", "kubeconfig")], capture_output=True, text=True, check=True).stdout
+    found = {item["name"]: item for item in json.loads(listed)}[name]
+    return int(found["revision"]), found["status"]
+
+
+def test_a_release_that_fails_is_rolled_back_with_the_charts_error_and_a_rerun_succeeds(api, site_run):
+    revision, status = release()
+    assert status == "deployed"
+    # A value the chart passes on and the API server refuses: the upgrade fails half way.
+    returncode, output = run_playbook("playbooks/engine.yml", extra_vars={"fluid_values": {"dataset": {"replicas": -1}}})
+    assert returncode != 0
+    text = folded(output)
+    assert "and Helm rolled it back" in text, output[-3000:]
+    assert "spec.replicas: Invalid value: -1" in text, output[-3000:]
+    # The failed revision, then the rollback to the one before: deployed again, as it was.
+    now, status = release()
+    assert status == "deployed" and now == revision + 2
+    apps = client.AppsV1Api(api)
+    assert apps.read_namespaced_deployment("dataset-controller", "fluid-system").spec.replicas == 1
+    returncode, output = run_playbook("playbooks/engine.yml")
+    assert returncode == 0, output[-3000:]
+    assert release()[1] == "deployed"
