@@ -109,14 +109,14 @@ up() {
   start_process "$master_node" job_master process job_master
   # The masters need neither the tier's ramfs nor libfuse: the nodes are prepared while they start.
   [ "$prepare" = none ] || prepare_nodes
-  wait_for "the Alluxio master" 180 "$state/logs/$master_node/master.out" master_info \
+  wait_for "the Alluxio master" 400 "$state/logs/$master_node/master.out" master_info \
     || die "the Alluxio master did not start (logs in $state/logs/$master_node)"
   log "starting the workers and job workers on ${alluxio_nodes[*]}"
   for node in "${alluxio_nodes[@]}"; do
     start_process "$node" worker process worker
     start_process "$node" job_worker process job_worker
   done
-  wait_for "${#alluxio_nodes[@]} live Alluxio workers" 180 "$state/logs/${alluxio_nodes[-1]}/WORKER_LOGGER.log" live_workers \
+  wait_for "${#alluxio_nodes[@]} live Alluxio workers" 400 "$state/logs/${alluxio_nodes[-1]}/WORKER_LOGGER.log" live_workers \
     || die "the Alluxio workers did not register (logs in $state/logs)"
   mount_fuse
   echo "$master_ip" > "$state/up"
@@ -131,7 +131,7 @@ mount_fuse() {
     start_process "$node" fuse fuse "${fuse_args[@]}"
   done
   for node in "${alluxio_nodes[@]}"; do
-    wait_for "the FUSE mount on $node" 180 "$state/logs/$node/FUSE_LOGGER.log" fuse_mounted "$node" \
+    wait_for "the FUSE mount on $node" 400 "$state/logs/$node/FUSE_LOGGER.log" fuse_mounted "$node" \
       || die "JNI-FUSE did not mount on $node (logs in $state/logs/$node)"
   done
 }
@@ -159,7 +159,7 @@ renew_clients() {
   start_process "$master_node" job_master process job_master
   for node in "${alluxio_nodes[@]}"; do start_process "$node" job_worker process job_worker; done
   remount_fuse
-  wait_for "${#alluxio_nodes[@]} live job workers" 180 "$state/logs/${alluxio_nodes[-1]}/JOB_WORKER_LOGGER.log" live_job_workers \
+  wait_for "${#alluxio_nodes[@]} live job workers" 400 "$state/logs/${alluxio_nodes[-1]}/JOB_WORKER_LOGGER.log" live_job_workers \
     || die "the Alluxio job workers did not register (logs in $state/logs)"
   log "job master, job workers and FUSE renewed in $((SECONDS - start)) s"
 }

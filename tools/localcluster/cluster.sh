@@ -40,6 +40,8 @@ start() {  # start NAME COMMAND...: in its own session, logging to logs/NAME.log
   echo $! > "$run/pids/$name"
 }
 
+# The SECONDS are caps, not waits, and generous: make test starts the cluster beside other
+# targets on two cores, where a JVM or the apiserver can take minutes to come up.
 wait_for() {  # wait_for WHAT SECONDS COMMAND...: progress every 5 s, the log tail on timeout
   local what=$1 limit=$2 waited=0; shift 2
   until "$@" >/dev/null 2>&1; do
@@ -101,9 +103,9 @@ start_control_plane() {
     --service-account-key-file "$run/pki/sa.key" --service-account-signing-key-file "$run/pki/sa.key" \
     --token-auth-file "$run/pki/tokens.csv" --authorization-mode RBAC \
     --kubelet-preferred-address-types InternalIP,Hostname --enable-priority-and-fairness=false
-  wait_for "the apiserver's certificate" 60 test -s "$run/pki/apiserver.crt" || show_log_and_die apiserver "the apiserver did not start"
+  wait_for "the apiserver's certificate" 180 test -s "$run/pki/apiserver.crt" || show_log_and_die apiserver "the apiserver did not start"
   write_kubeconfig
-  wait_for "the apiserver" 90 kubectl get --raw /readyz || show_log_and_die apiserver "the apiserver did not become ready"
+  wait_for "the apiserver" 300 kubectl get --raw /readyz || show_log_and_die apiserver "the apiserver did not become ready"
 
   start controller-manager "$cache/kube" controller-manager --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
@@ -163,7 +165,7 @@ start_kwok() {
     "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs --enable-crds Exec \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
-  wait_for "four Ready nodes" 60 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
+  wait_for "four Ready nodes" 180 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
 }
 
 start_simulator() {
@@ -200,7 +202,7 @@ start_controllers() {
     -kube-api-qps 50 -kube-api-burst 100
   local name
   for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
-    wait_for "$name" 30 controller_started "$name" || show_log_and_die "$name" "$name did not start"
+    wait_for "$name" 180 controller_started "$name" || show_log_and_die "$name" "$name did not start"
   done
 }
 
