@@ -31,7 +31,13 @@ die() { log "ERROR: $*"; exit 1; }
 kube() { "$cache/kube" "$@"; }
 kubectl() { "$cache/kube" kubectl --kubeconfig "$kubeconfig" "$@"; }
 
-running() { [ -f "$run/pids/$1" ] && kill -0 "$(cat "$run/pids/$1")" 2>/dev/null; }
+# A component that exited is not running, even while it is a zombie: nothing here reaps the
+# processes whose starter has gone, and kill -0 succeeds on those.
+running() {
+  local pid
+  [ -f "$run/pids/$1" ] && pid=$(cat "$run/pids/$1") && kill -0 "$pid" 2>/dev/null \
+    && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]
+}
 
 start() {  # start NAME COMMAND...: in its own session, logging to logs/NAME.log
   local name=$1; shift
