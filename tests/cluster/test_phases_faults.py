@@ -18,7 +18,7 @@ APISERVER_PID = os.path.join(CACHE, "run", "pids", "apiserver")
 def stop_apiserver():
     with open(APISERVER_PID, encoding="utf-8") as handle:
         pid = int(handle.read())
-    os.kill(pid, signal.SIGTERM)
+    os.kill(pid, signal.SIGKILL)  # a crash: no graceful shutdown, which waits for the watches to end
     wait_until(lambda: not alive(pid), 60)
 
 

@@ -113,11 +113,15 @@ start_control_plane() {
   write_kubeconfig
   wait_for "the apiserver" 300 kubectl get --raw /readyz || show_log_and_die apiserver "the apiserver did not become ready"
 
+  # A node is marked NotReady only after 10 minutes without a lease: while the apiserver is down
+  # (tests stop it), kwok cannot renew leases, and unlike a kubelet it does not put back the
+  # pods' Ready condition that the node lifecycle controller takes away meanwhile.
   start controller-manager "$cache/kube" controller-manager --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port 10357 \
     --service-account-private-key-file "$run/pki/sa.key" --use-service-account-credentials=false \
-    --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route'
+    --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route' \
+    --node-monitor-grace-period 10m
   start scheduler "$cache/kube" scheduler --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port 10359
