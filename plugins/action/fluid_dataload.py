@@ -26,10 +26,10 @@ class ActionModule(SlicedWaitAction):
             line += ", waiting for Fluid to refresh the dataset's cache states"
         return line
 
-    def combine(self, first, last, seconds, api_calls):
+    def combine(self, first, last, seconds, counts):
         # The first slice saw the cache before the load; the last one saw it after.
         loaded = max(0, (last.get("cached_bytes_before") or 0) + (last.get("bytes_loaded") or 0) - (first.get("cached_bytes_before") or 0))
-        result = super(ActionModule, self).combine(first, last, seconds, api_calls)
+        result = super(ActionModule, self).combine(first, last, seconds, counts)
         result.update(cached_bytes_before=first.get("cached_bytes_before"), bytes_loaded=loaded,
                       bytes_per_second=round(loaded / seconds, 1) if seconds else None)
         return result

@@ -75,6 +75,10 @@ class FluidClient(object):
         self.reconnects = 0
         self._resources = {}
 
+    def counts(self):
+        """What the module reports of its traffic: API requests made, and dropped watches followed again."""
+        return dict(api_calls=len(self.calls), reconnects=self.reconnects)
+
     def resource(self, kind, api_version=FLUID_API):
         key = (kind, api_version)
         if key not in self._resources:

@@ -169,6 +169,10 @@ api_calls:
   description: API requests the module made.
   returned: always
   type: int
+reconnects:
+  description: Attempts to list again after a wait's watch connection dropped (a pause between refused ones); the wait then watches on.
+  returned: always
+  type: int
 """
 
 import calendar
@@ -280,7 +284,7 @@ def execute_module(module, client):
     if params["state"] == "absent":
         if existing and not module.check_mode:
             client.delete("DataLoad", name, namespace)
-        module.exit_json(changed=bool(existing), phase=phase_of(existing), api_calls=len(client.calls))
+        module.exit_json(changed=bool(existing), phase=phase_of(existing), **client.counts())
 
     dataset = client.get("Dataset", params["dataset"], namespace)
     if dataset is None:
@@ -288,7 +292,7 @@ def execute_module(module, client):
         module.fail_json(msg="Dataset %s not found in namespace %s (datasets there: %s): a DataLoad warms an existing dataset "
                              "in its own namespace" % (params["dataset"], namespace,
                                                        ", ".join(sorted(d["metadata"]["name"] for d in datasets)) or "none"),
-                         api_calls=len(client.calls))
+                         **client.counts())
     before = dataset_summary(dataset)
 
     wanted = desired_spec(params)
@@ -299,12 +303,12 @@ def execute_module(module, client):
         if differences:
             module.fail_json(msg="DataLoad %s/%s exists with another spec (%s): a DataLoad is not changed under a running load; "
                                  "delete it (state=absent) or give a new name" % (namespace, name, "; ".join(differences)),
-                             api_calls=len(client.calls))
+                             **client.counts())
         dataload = existing
     elif module.check_mode:
         module.exit_json(changed=True, phase="", dataload=body, cached_percentage=before["cached_percentage"],
                          cached_bytes_before=before["cached_bytes"], bytes_loaded=0, bytes_per_second=None, seconds=0.0,
-                         timed_out=False, conditions=[], api_calls=len(client.calls))
+                         timed_out=False, conditions=[], **client.counts())
     else:
         dataload = client.create("DataLoad", body, namespace)
         changed = True
@@ -341,7 +345,7 @@ def execute_module(module, client):
                   cached_bytes_before=before["cached_bytes"], bytes_loaded=loaded,
                   bytes_per_second=round(loaded / seconds, 1) if seconds else None,
                   cached_percentage=after["cached_percentage"], timed_out=timed_out, conditions=conditions(status),
-                  dataload=dataload, api_calls=len(client.calls))
+                  dataload=dataload, **client.counts())
 
     if phase_of(dataload) == "Failed":
         module.fail_json(msg="DataLoad %s/%s Failed: %s%s" % (namespace, name, "; ".join(

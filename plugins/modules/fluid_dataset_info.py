@@ -112,6 +112,10 @@ api_calls:
   description: API requests the module made (lists, gets and watch requests).
   returned: always
   type: int
+reconnects:
+  description: Attempts to list again after a wait's watch connection dropped (a pause between refused ones); the wait then watches on.
+  returned: always
+  type: int
 reasons:
   description: On a timeout, why each dataset is not ready - conditions, events of the dataset and runtime, pods not ready.
   returned: failure
@@ -205,7 +209,7 @@ def execute_module(module, client):
         missing = [name for name in names if name not in existing]
         if missing:
             module.fail_json(msg="Dataset %s not found in namespace %s (datasets there: %s)" % (
-                ", ".join(missing), namespace, ", ".join(sorted(existing)) or "none"), api_calls=len(client.calls))
+                ", ".join(missing), namespace, ", ".join(sorted(existing)) or "none"), **client.counts())
     else:
         names = sorted(existing)
     datasets = {name: existing[name] for name in names}
@@ -222,13 +226,13 @@ def execute_module(module, client):
     for name in names:
         dataset = datasets.get(name)
         if dataset is None:
-            module.fail_json(msg="Dataset %s/%s was deleted while waiting" % (namespace, name), api_calls=len(client.calls))
+            module.fail_json(msg="Dataset %s/%s was deleted while waiting" % (namespace, name), **client.counts())
         runtime = find_runtime(client, dataset)
         summaries.append(dataset_summary(dataset, runtime))
         if timed_out and not dataset_done(module.params["wait_phase"], module.params["wait_cached_percentage"])(dataset):
             reasons[name] = why_not_ready(client, dataset, runtime)
 
-    result = dict(changed=False, datasets=summaries, table=table(summaries), waited=waited, api_calls=len(client.calls))
+    result = dict(changed=False, datasets=summaries, table=table(summaries), waited=waited, **client.counts())
     if timed_out:
         wanted = " and ".join(part for part in (
             "phase %s" % module.params["wait_phase"] if module.params["wait_phase"] else "",

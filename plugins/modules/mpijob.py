@@ -101,6 +101,10 @@ api_calls:
   description: API requests the module made.
   returned: always
   type: int
+reconnects:
+  description: Attempts to list again after a wait's watch connection dropped (a pause between refused ones); the wait then watches on.
+  returned: always
+  type: int
 """
 
 import copy
@@ -189,7 +193,7 @@ def execute_module(module, client):
     if params["state"] == "absent":
         if existing and not module.check_mode:
             client.delete("MPIJob", name, namespace, api_version=API)
-        module.exit_json(changed=bool(existing), state=state_of(existing), conditions=[], timed_out=False, api_calls=len(client.calls))
+        module.exit_json(changed=bool(existing), state=state_of(existing), conditions=[], timed_out=False, **client.counts())
 
     changed = False
     if existing:
@@ -198,10 +202,10 @@ def execute_module(module, client):
             module.fail_json(msg="MPIJob %s/%s exists from another definition (%s): a job is not replaced under a running "
                                  "training; delete it (state=absent) or give a new name" % (
                                      namespace, name, "hash %s, not %s" % (have, meta["annotations"][HASH]) if have
-                                     else "not created by this module"), api_calls=len(client.calls))
+                                     else "not created by this module"), **client.counts())
         job = existing
     elif module.check_mode:
-        module.exit_json(changed=True, state="", mpijob=definition, conditions=[], timed_out=False, api_calls=len(client.calls))
+        module.exit_json(changed=True, state="", mpijob=definition, conditions=[], timed_out=False, **client.counts())
     else:
         job = client.create("MPIJob", definition, namespace, api_version=API)
         changed = True

@@ -43,10 +43,11 @@ class SlicedWaitAction(ActionBase):
     def progress(self, params, outcome, seconds):
         raise NotImplementedError
 
-    def combine(self, first, last, seconds, api_calls):
-        """The result of the whole wait from the first and last slices."""
+    def combine(self, first, last, seconds, counts):
+        """The result of the whole wait from the first and last slices; ``counts`` adds up the
+        slices' api_calls and reconnects."""
         last["seconds"] = seconds
-        last["api_calls"] = api_calls
+        last.update(counts)
         last["changed"] = bool(first.get("changed"))
         return last
 
@@ -75,14 +76,15 @@ class SlicedWaitAction(ActionBase):
 
         total, interval = params["wait_timeout"], params["progress_interval"]
         started = self.clock()
-        first, calls = None, 0
+        first, counts = None, dict(api_calls=0, reconnects=0)
         while True:
             left = total - (self.clock() - started)
             last_slice = left <= interval
             args.update(wait_timeout=max(1, int(min(interval, left))), fail_on_timeout=last_slice and params["fail_on_timeout"])
             outcome = self._execute_module(module_name=self.MODULE, module_args=args, task_vars=task_vars)
             first = first or outcome
-            calls += outcome.get("api_calls") or 0
+            for key in counts:
+                counts[key] += outcome.get(key) or 0
             if outcome.get("failed") or not outcome.get("timed_out") or last_slice:
                 break
             seconds = self.clock() - started
@@ -93,5 +95,5 @@ class SlicedWaitAction(ActionBase):
         if outcome.get("failed") and outcome.get("timed_out"):
             # The module knows only its slice: the message names the whole wait.
             outcome["msg"] = outcome["msg"].replace(timed_out_after(args["wait_timeout"]), timed_out_after(total), 1)
-        result.update(self.combine(first, outcome, round(self.clock() - started, 1), calls))
+        result.update(self.combine(first, outcome, round(self.clock() - started, 1), counts))
         return result

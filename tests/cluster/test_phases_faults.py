@@ -1,14 +1,18 @@
 """Faults injected on the local cluster: the real API server stopped in the middle of a run, then
-started again; a Helm upgrade the API server refuses half way. Real apiserver, etcd, controllers
-and Helm; simulated kubelets."""
+started again; a Helm upgrade the API server refuses half way; the connections to the API server
+cut while a warm-up watches its DataLoad. Real apiserver, etcd, controllers, Helm and Alluxio;
+simulated kubelets."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 
+import yaml
 from kubernetes import client
 
+from apiproxy import ApiProxy
 from conftest import CACHE, POOL, cluster, wait_until
 from playbook import folded, read_until, run_playbook, start_playbook
 
@@ -85,3 +89,48 @@ def test_a_release_that_fails_is_rolled_back_with_the_charts_error_and_a_rerun_s
     returncode, output = run_playbook("playbooks/engine.yml")
     assert returncode == 0, output[-3000:]
     assert release()[1] == "deployed"
+
+
+def delete_dataload(api, name):
+    try:
+        client.CustomObjectsApi(api).delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads", name)
+    except client.exceptions.ApiException as error:
+        if error.status != 404:
+            raise
+
+
+def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, kubeconfig, site_run, tmp_path):
+    with open(kubeconfig, encoding="utf-8") as handle:
+        original = handle.read()
+    pki = os.path.join(CACHE, "run", "pki")
+    proxy = ApiProxy(int(re.search(r"server: https://127\.0\.0\.1:(\d+)", original).group(1)),
+                     os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
+    through_proxy = tmp_path / "kubeconfig"
+    through_proxy.write_text(proxy.kubeconfig(original))
+    play = tmp_path / "play.yml"
+    # One slice (progress_interval >= wait_timeout): one module, one wait, so the cut falls inside it.
+    play.write_text(yaml.safe_dump([{"name": "Warm the cache over a network that drops", "hosts": "localhost", "gather_facts": False,
+                                     "tasks": [{"fluidops.accel.fluid_dataload": {
+                                         "name": "imagenet-cut", "dataset": "imagenet", "kubeconfig": str(through_proxy),
+                                         "wait_timeout": 600, "progress_interval": 600}}]}]))
+    run = start_playbook(str(play), verbosity=1)
+    try:
+        # The real loader (Fluid's Job, four alluxio CLI runs) takes seconds: the module is watching.
+        wait_until(proxy.watching, seconds=120)
+        proxy.refusing = True
+        assert proxy.cut() >= 1
+        wait_until(lambda: proxy.refused >= 1, seconds=120)  # the module tried to list again, and could not
+        proxy.refusing = False
+        output = run.stdout.read()
+        assert run.wait() == 0, output[-3000:]
+    finally:
+        proxy.refusing = False
+        if run.poll() is None:
+            run.kill()
+        run.stdout.close()
+        run.wait()
+        proxy.close()
+        delete_dataload(api, "imagenet-cut")
+    assert len(proxy.watch_requests) >= 2, proxy.watch_requests  # a watch after the cut
+    reconnects = int(re.search(r'"reconnects": (\d+)', output).group(1))
+    assert reconnects >= 1 and '"phase": "Complete"' in output, output[-3000:]

@@ -554,6 +554,7 @@ def test_a_dropped_watch_lists_again_and_the_wait_goes_on(monkeypatch):
         ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100"), ("GET", "Dataset", "default", "refused"),
         ("GET", "Dataset", "default", "refused"), ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100")]
     assert pauses == [fluid_client.RECONNECT_PAUSE] * 2
+    assert result["reconnects"] == 3
 
 
 def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatch):

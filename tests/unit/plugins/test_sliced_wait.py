@@ -56,18 +56,20 @@ def run(action_class, args, module, check_mode=False):
 def test_a_warmup_runs_in_slices_prints_its_progress_and_adds_up_the_slices(printed):
     module = Module([
         dict(changed=True, phase="Executing", cached_percentage=40.0, cached_bytes_before=100, bytes_loaded=400, timed_out=True, api_calls=6),
-        dict(changed=False, phase="Complete", cached_percentage=80.0, cached_bytes_before=500, bytes_loaded=400, timed_out=True, api_calls=3),
+        dict(changed=False, phase="Complete", cached_percentage=80.0, cached_bytes_before=500, bytes_loaded=400, timed_out=True, api_calls=3,
+             reconnects=1),
         dict(changed=False, phase="Complete", cached_percentage=100.0, cached_bytes_before=900, bytes_loaded=200, timed_out=False,
-             api_calls=4, waited=5)])
+             api_calls=4, reconnects=2, waited=5)])
     result = run(fluid_dataload.ActionModule, dict(WARMUP, wait_timeout=100), module)
     # Three slices of progress_interval (30 s by the module's spec), none the last, so none fails on a timeout.
     assert module.calls == [("fluidops.accel.fluid_dataload", dict(WARMUP, wait_timeout=30, fail_on_timeout=False))] * 3
     assert printed == ["  Warm the cache: DataLoad imagenet-warmup Executing, dataset imagenet 40.0% cached (30s)",
                        "  Warm the cache: DataLoad imagenet-warmup Complete, dataset imagenet 80.0% cached, "
                        "waiting for Fluid to refresh the dataset's cache states (60s)"]
-    # The first slice saw the cache before the load and created the DataLoad; the last one saw the end.
+    # The first slice saw the cache before the load and created the DataLoad; the last one saw the end;
+    # the requests and the watches followed again are the slices' sums.
     assert result == dict(changed=True, phase="Complete", cached_percentage=100.0, cached_bytes_before=100, bytes_loaded=1000,
-                          bytes_per_second=round(1000 / 65.0, 1), timed_out=False, api_calls=13, seconds=65.0)
+                          bytes_per_second=round(1000 / 65.0, 1), timed_out=False, api_calls=13, reconnects=3, seconds=65.0)
 
 
 def test_the_last_slice_gets_the_rest_and_fails_naming_the_whole_wait(printed):

@@ -1,0 +1,113 @@
+"""A proxy in front of the local API server that cuts its connections the way a load balancer or
+a flaky network does (TCP resets, in the middle of a watch's stream too), and can refuse new
+connections for a while: the fault of a watch dropped mid-wait.
+
+It holds the local cluster's own server certificate and key, so a kubeconfig that trusts the API
+server trusts the proxy. It ends TLS on both sides, so it reads each request line and knows
+which connections carry a watch (``?watch=true``, as the Kubernetes Python client asks for one)."""
+
+import re
+import socket
+import ssl
+import struct
+import threading
+
+WATCH_REQUEST = re.compile(rb"^GET \S*[?&]watch=(?:true|1)\b", re.IGNORECASE | re.MULTILINE)
+
+
+def reset(sock):
+    """Breaks a connection: a TCP reset (SO_LINGER 0) instead of an orderly close. The shutdown
+    first wakes the thread blocked reading it; a close alone waits for that read to end."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
+
+
+class ApiProxy:
+    def __init__(self, upstream_port, cert, key):
+        self.upstream = ("127.0.0.1", upstream_port)
+        self.server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.server_tls.load_cert_chain(cert, key)
+        self.client_tls = ssl.create_default_context(cafile=cert)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.lock = threading.Lock()
+        self.open = {}  # client side: (API server side, whether it carried a watch), for each open connection
+        self.watch_requests = []  # the watches' request lines, in order
+        self.refusing = False
+        self.refused = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def kubeconfig(self, original):
+        """The text of ``original`` (a kubeconfig) with its server moved to this proxy."""
+        return re.sub(r"server: https://127\.0\.0\.1:\d+", "server: https://127.0.0.1:%d" % self.port, original)
+
+    def watching(self):
+        """How many open connections carry a watch."""
+        with self.lock:
+            return sum(1 for _, watch in self.open.values() if watch)
+
+    def cut(self):
+        """Resets every open connection, as a network blip does; returns how many carried a watch."""
+        with self.lock:
+            cut, self.open = self.open, {}
+        for client_side, (server_side, _) in cut.items():
+            reset(client_side)
+            reset(server_side)
+        return sum(1 for _, watch in cut.values() if watch)
+
+    def close(self):
+        self.listener.close()
+        self.cut()
+
+    def _accept(self):
+        while True:
+            try:
+                raw, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            if self.refusing:
+                with self.lock:
+                    self.refused += 1
+                reset(raw)
+                continue
+            threading.Thread(target=self._serve, args=(raw,), daemon=True).start()
+
+    def _serve(self, raw):
+        try:
+            client_side = self.server_tls.wrap_socket(raw, server_side=True)
+            server_side = self.client_tls.wrap_socket(socket.create_connection(self.upstream), server_hostname="127.0.0.1")
+        except (OSError, ssl.SSLError):
+            reset(raw)
+            return
+        with self.lock:
+            self.open[client_side] = (server_side, False)
+        threading.Thread(target=self._pump, args=(server_side, client_side), daemon=True).start()
+        self._pump(client_side, server_side, requests=True)
+
+    def _pump(self, source, sink, requests=False):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                request = WATCH_REQUEST.search(data) if requests else None
+                if request:
+                    with self.lock:
+                        self.watch_requests.append(data[request.start():data.find(b"\r\n", request.start())].decode())
+                        if source in self.open:
+                            self.open[source] = (sink, True)
+                sink.sendall(data)
+        except (OSError, ssl.SSLError):
+            pass
+        finally:
+            with self.lock:
+                self.open.pop(source if requests else sink, None)
+            for side in (source, sink):
+                try:
+                    side.close()
+                except OSError:
+                    pass
