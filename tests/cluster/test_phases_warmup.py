@@ -119,3 +119,29 @@ def test_check_mode_warmup_creates_nothing(api, tmp_path):
     loads = client.CustomObjectsApi(api).list_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads")["items"]
     assert "imagenet-again" not in [d["metadata"]["name"] for d in loads]
 
+
+
+def test_a_dataload_that_never_completes_stops_the_warmup_at_the_users_timeout_with_its_state(api, tmp_path):
+    # Fault: a DataLoad of a dataset that never binds (no runtime) stays pending. The warm-up's
+    # action plugin waits in slices of warmup_progress_interval; the failure names the whole wait.
+    objects = client.CustomObjectsApi(api)
+    objects.create_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "stuck"},
+        "spec": {"mounts": [{"mountPoint": "pvc://nfs-imagenet", "name": "nfs"}]}})
+    try:
+        returncode, output = run_playbook("playbooks/warmup.yml", extra_vars={
+            "warmup_datasets": [{"name": "stuck", "namespace": "default", "warmup": {}}], "warmup_timeout": 7,
+            "warmup_progress_interval": 2})
+        assert returncode != 0
+        text = folded(output)
+        assert re.search(r"Timed out after 7s: DataLoad default/stuck-warmup is (Pending|without a phase), dataset stuck "
+                         r"\S+% cached", text), output[-3000:]
+        assert "Timed out after 1s" not in text and "Timed out after 2s" not in text
+        assert "DataLoad stuck-warmup" in text  # a progress line between slices
+    finally:
+        for plural, name in (("dataloads", "stuck-warmup"), ("datasets", "stuck")):
+            try:
+                objects.delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", plural, name)
+            except client.exceptions.ApiException as error:
+                if error.status != 404:
+                    raise
