@@ -112,7 +112,8 @@ def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, ku
     play.write_text(yaml.safe_dump([{"name": "Warm the cache over a network that drops", "hosts": "localhost", "gather_facts": False,
                                      "tasks": [{"fluidops.accel.fluid_dataload": {
                                          "name": "imagenet-cut", "dataset": "imagenet", "kubeconfig": str(through_proxy),
-                                         "wait_timeout": 600, "progress_interval": 600}}]}]))
+                                         "tolerations": POOL["fluidops_gpu_node_taints"],
+                                         "wait_timeout": 300, "progress_interval": 300}}]}]))
     run = start_playbook(str(play), verbosity=1)
     try:
         # The real loader (Fluid's Job, four alluxio CLI runs) takes seconds: the module is watching.

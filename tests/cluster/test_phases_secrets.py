@@ -2,48 +2,21 @@
 vault-encrypted keys, and keys inline in a Dataset (allow_inline_credentials). Real apiserver,
 Fluid controllers and ansible-vault; simulated kubelets.
 
-Each mode has values of its own, so a leak says which mode leaked. The Secrets' keys are applied
-to the local cluster and read back (the test fails if the mode was not exercised); the inline keys
-go through every check and render mode, but are not applied: the local dataset is Exclusive on
-every GPU node, so a second dataset could not be placed."""
+Each mode has values of its own (keys.py), so a leak says which mode leaked. The Secrets' keys are
+applied to the local cluster and read back (the test fails if the mode was not exercised); the
+inline keys go through every check and render mode here, and are applied by the benchmark's
+test (test_phases_workflow.py), which makes the dataset again: the local dataset is Exclusive on
+every GPU node, so a second one could not be placed."""
 
 import base64
 import os
-import subprocess
 
 import pytest
-import yaml
 from kubernetes import client
 
 from conftest import POOL
+from keys import INLINE, PLAIN, VAULTED, leaks, vaulted_vars
 from playbook import run_playbook
-
-PLAIN = {"access_key_id": "LEAK-plain-id-5e0c", "access_key_secret": "LEAK-plain-secret-5e0c"}
-VAULTED = {"access_key_id": "LEAK-vault-id-5e0c", "access_key_secret": "LEAK-vault-secret-5e0c"}
-INLINE = {"fs.oss.accessKeyId": "LEAK-inline-id-5e0c", "fs.oss.accessKeySecret": "LEAK-inline-secret-5e0c"}
-VALUES = list(PLAIN.values()) + list(VAULTED.values()) + list(INLINE.values())
-
-
-def leaks(text):
-    return [value for value in VALUES if value in text]
-
-
-def vaulted_vars(tmp_path):
-    """A vars file whose imagenet-oss keys are vault-encrypted strings, and its password file."""
-    password = tmp_path / "vault-password"
-    password.write_text("fluidops-test-vault\n")
-    encrypted = {}
-    for field, value in VAULTED.items():
-        text = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", str(password), value, "--name", field],
-                              capture_output=True, text=True, check=True).stdout
-        encrypted.update(yaml.safe_load(text.replace("!vault", "")))
-    lines = ["datasets_oss_secrets:", "  imagenet-oss:"]
-    for field, text in encrypted.items():
-        lines += ["    %s: !vault |" % field] + ["      " + line for line in text.strip().splitlines()]
-    lines += ["  leakcheck-oss:"] + ["    %s: %s" % item for item in PLAIN.items()]
-    path = tmp_path / "vaulted.yml"
-    path.write_text("\n".join(lines) + "\n")
-    return path, password
 
 
 def secret_value(api, name, key):

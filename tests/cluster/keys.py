@@ -1,0 +1,47 @@
+"""Distinctive OSS key values for the leak tests, one pair per mode, so a leak says which mode
+leaked: keys in datasets_oss_secrets (plain and vault-encrypted) and inline in a Dataset."""
+
+import os
+import subprocess
+
+import yaml
+
+from conftest import REPO
+
+PLAIN = {"access_key_id": "LEAK-plain-id-5e0c", "access_key_secret": "LEAK-plain-secret-5e0c"}
+VAULTED = {"access_key_id": "LEAK-vault-id-5e0c", "access_key_secret": "LEAK-vault-secret-5e0c"}
+INLINE = {"fs.oss.accessKeyId": "LEAK-inline-id-5e0c", "fs.oss.accessKeySecret": "LEAK-inline-secret-5e0c"}
+VALUES = list(PLAIN.values()) + list(VAULTED.values()) + list(INLINE.values())
+
+
+def leaks(text):
+    return [value for value in VALUES if value in text]
+
+
+def vaulted_vars(tmp_path):
+    """A vars file whose imagenet-oss keys are vault-encrypted strings, and its password file."""
+    password = tmp_path / "vault-password"
+    password.write_text("fluidops-test-vault\n")
+    encrypted = {}
+    for field, value in VAULTED.items():
+        text = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", str(password), value, "--name", field],
+                              capture_output=True, text=True, check=True).stdout
+        encrypted.update(yaml.safe_load(text.replace("!vault", "")))
+    lines = ["datasets_oss_secrets:", "  imagenet-oss:"]
+    for field, text in encrypted.items():
+        lines += ["    %s: !vault |" % field] + ["      " + line for line in text.strip().splitlines()]
+    lines += ["  leakcheck-oss:"] + ["    %s: %s" % item for item in PLAIN.items()]
+    path = tmp_path / "vaulted.yml"
+    path.write_text("\n".join(lines) + "\n")
+    return path, password
+
+
+def local_datasets_with_inline_keys():
+    """The local inventory's datasets_list with imagenet's keys inline in its mount instead of in
+    its Secret (allow_inline_credentials)."""
+    with open(os.path.join(REPO, "inventory", "local", "group_vars", "all.yml"), encoding="utf-8") as handle:
+        datasets = yaml.safe_load(handle)["datasets_list"]
+    mount = datasets[0]["mounts"][0]
+    del mount["oss_secret"]
+    mount.update(allow_inline_credentials=True, options=dict(mount["options"], **INLINE))
+    return datasets
