@@ -60,8 +60,10 @@ def test_the_api_server_stopped_mid_run_fails_naming_it_and_a_rerun_converges(ap
     returncode, output = run_playbook("playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
     assert returncode == 0, output[-3000:]
     assert pool(api) == "outage"
-    returncode, output = run_playbook("playbooks/node_labels.yml", extra_vars=POOL)
-    assert returncode == 0 and pool(api) == "training", output[-3000:]
+    # The nodes as test_phases.py leaves them, without the pool's label and taint: the pods of the
+    # later tests (loaders, training) tolerate no taint of the test's own.
+    returncode, output = run_playbook("playbooks/node_labels.yml", extra_vars={"node_labels_remove_dropped": True})
+    assert returncode == 0 and pool(api) is None, output[-3000:]
 
 
 def release(name="fluid", namespace="fluid-system"):
@@ -133,5 +135,7 @@ def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, ku
         proxy.close()
         delete_dataload(api, "imagenet-cut")
     assert len(proxy.watch_requests) >= 2, proxy.watch_requests  # a watch after the cut
-    reconnects = int(re.search(r'"reconnects": (\d+)', output).group(1))
-    assert reconnects >= 1 and '"phase": "Complete"' in output, output[-3000:]
+    # The task's result, as -v prints it.
+    reconnects = re.search(r"""\breconnects["']?: (\d+)""", output)
+    assert reconnects and int(reconnects.group(1)) >= 1, output[-3000:]
+    assert re.search(r"""\bphase["']?: ["']?Complete""", output), output[-3000:]

@@ -9,6 +9,7 @@ import re
 import yaml
 from kubernetes import client
 
+from conftest import POOL
 from playbook import changed_per_host, folded, run_playbook
 
 
@@ -91,7 +92,8 @@ def test_a_dataset_that_never_binds_times_out_with_the_reason(api, tmp_path):
 
 def test_a_failing_dataload_fails_the_task_with_its_conditions(api, tmp_path):
     returncode, output = play(tmp_path, [{"fluidops.accel.fluid_dataload": {
-        "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/imagenet/tain"}], "wait_timeout": 300}}])
+        "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/imagenet/tain"}], "wait_timeout": 300,
+        "tolerations": POOL["fluidops_gpu_node_taints"]}}])
     assert returncode != 0
     # The loader pod fails 4 times (the chart's backoffLimit 3, the Job controller's back-off), then
     # Fluid copies the Job's condition; the module adds the loader's own words: the script's trace
@@ -136,7 +138,8 @@ def test_a_dataload_that_never_completes_stops_the_warmup_at_the_users_timeout_w
         text = folded(output)
         assert re.search(r"Timed out after 7s: DataLoad default/stuck-warmup is (Pending|without a phase), dataset stuck "
                          r"\S+% cached", text), output[-3000:]
-        assert "Timed out after 1s" not in text and "Timed out after 2s" not in text
+        assert "Timed out after 1s" not in text and "Timed out after 2s" not in text, [
+            line for line in output.splitlines() if "Timed out after" in line]
         assert "DataLoad stuck-warmup" in text  # a progress line between slices
     finally:
         for plural, name in (("dataloads", "stuck-warmup"), ("datasets", "stuck")):
