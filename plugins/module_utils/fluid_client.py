@@ -32,8 +32,10 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import 
 try:
     from kubernetes.client.rest import ApiException
     from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+    from kubernetes.watch import Watch
 except ImportError:  # reported by AnsibleK8SModule's dependency check
     ApiException = NotFoundError = ResourceNotFoundError = Exception
+    Watch = object
 
 try:
     from urllib3.exceptions import HTTPError as Urllib3Error
@@ -45,6 +47,24 @@ WATCH_SECONDS = 60
 # How a connection to the API server fails or ends early, as the Python client shows it.
 CONNECTION_ERRORS = (Urllib3Error, OSError, http.client.HTTPException)
 RECONNECT_PAUSE = 2
+# A watch's reads may wait this much longer than the server's own timeoutSeconds; then the
+# connection counts as dropped. Connecting may take CONNECT_SECONDS.
+WATCH_READ_GRACE = 15
+CONNECT_SECONDS = 10
+
+
+class TimedWatch(Watch):
+    """The client's Watch, with a read timeout on its stream. A connection that goes silent without
+    a reset (a NAT or a load balancer forgetting it, a half-open TCP connection) would otherwise
+    block the read for ever: the apiserver's own timeout cannot reach a client it cannot reach."""
+
+    def __init__(self, read_seconds):
+        super(TimedWatch, self).__init__()
+        self.read_seconds = read_seconds
+
+    def stream(self, func, *args, **kwargs):
+        kwargs.setdefault("_request_timeout", (CONNECT_SECONDS, self.read_seconds))
+        return super(TimedWatch, self).stream(func, *args, **kwargs)
 
 
 class ApiUnreachable(Exception):
@@ -107,8 +127,8 @@ class FluidClient(object):
     def watch(self, kind, namespace, resource_version, seconds, api_version=FLUID_API):
         """Events (type, object dict) for ``seconds`` at most, from ``resource_version``."""
         self.calls.append(("watch", kind, namespace, seconds))
-        stream = self.k8s.client.watch(self.resource(kind, api_version), namespace=namespace,
-                                       resource_version=resource_version, timeout=seconds)
+        stream = self.k8s.client.watch(self.resource(kind, api_version), namespace=namespace, resource_version=resource_version,
+                                       timeout=seconds, watcher=TimedWatch(seconds + WATCH_READ_GRACE))
         for event in stream:
             yield event["type"], event["raw_object"]
 

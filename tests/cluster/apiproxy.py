@@ -106,8 +106,11 @@ class ApiProxy:
         finally:
             with self.lock:
                 self.open.pop(source if requests else sink, None)
+            # One side ended: end the other too, as a TCP proxy does. The shutdown wakes the thread
+            # reading it; a close alone would leave that read, and the client, waiting.
             for side in (source, sink):
                 try:
-                    side.close()
+                    socket.socket.shutdown(side, socket.SHUT_RDWR)
                 except OSError:
                     pass
+                side.close()

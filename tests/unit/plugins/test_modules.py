@@ -64,6 +64,7 @@ class FakeCluster(object):
         self.on_watch = on_watch
         self.logs = logs or {}
         self.requests = []
+        self.watchers = []  # the watcher each watch was given
         self.client = self
 
     def resource(self, kind, api_version):
@@ -89,8 +90,9 @@ class FakeCluster(object):
         self.requests.append(("DELETE", resource.kind, namespace, name))
         self.objects.pop((resource.kind, namespace, name))
 
-    def watch(self, resource, namespace=None, resource_version=None, timeout=None):
+    def watch(self, resource, namespace=None, resource_version=None, timeout=None, watcher=None):
         self.requests.append(("WATCH", resource.kind, namespace, resource_version))
+        self.watchers.append((timeout, watcher))
         for event_type, change in self.events.get(resource.kind, []):
             obj = self.objects[(resource.kind, namespace, change["name"])]
             obj.setdefault("status", {}).update(change["status"])
@@ -514,9 +516,9 @@ class DroppingCluster(FakeCluster):
     """A FakeCluster whose first ``drops`` watches break off mid-stream, and whose lists fail while
     ``down`` says the API server is down, as urllib3 reports both."""
 
-    def __init__(self, *args, drops=1, down=0, **kwargs):
+    def __init__(self, *args, drops=1, down=0, silent=False, **kwargs):
         super(DroppingCluster, self).__init__(*args, **kwargs)
-        self.drops, self.down = drops, down
+        self.drops, self.down, self.silent = drops, down, silent
 
     def get(self, resource, name=None, namespace=None, **kwargs):
         if self.down and name is None and any(r[0] == "WATCH" for r in self.requests):
@@ -525,12 +527,16 @@ class DroppingCluster(FakeCluster):
             raise urllib3.exceptions.ProtocolError("Connection aborted.", ConnectionRefusedError(111, "Connection refused"))
         return super(DroppingCluster, self).get(resource, name=name, namespace=namespace, **kwargs)
 
-    def watch(self, resource, namespace=None, resource_version=None, timeout=None):
+    def watch(self, resource, namespace=None, resource_version=None, timeout=None, watcher=None):
         if self.drops:
             self.drops -= 1
             self.requests.append(("WATCH", resource.kind, namespace, resource_version))
+            self.watchers.append((timeout, watcher))
+            if self.silent:  # no reset, no data: the watcher's read timeout ends it
+                raise urllib3.exceptions.ReadTimeoutError(None, "/apis/data.fluid.io/v1alpha1/namespaces/default/datasets",
+                                                          "Read timed out. (read timeout=%s)" % watcher.read_seconds)
             raise urllib3.exceptions.ProtocolError("Connection broken: IncompleteRead(0 bytes read)")
-        return super(DroppingCluster, self).watch(resource, namespace, resource_version, timeout)
+        return super(DroppingCluster, self).watch(resource, namespace, resource_version, timeout, watcher)
 
 
 def _client_with_clock_and_pauses(clock, pauses):
@@ -555,6 +561,31 @@ def test_a_dropped_watch_lists_again_and_the_wait_goes_on(monkeypatch):
         ("GET", "Dataset", "default", "refused"), ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100")]
     assert pauses == [fluid_client.RECONNECT_PAUSE] * 2
     assert result["reconnects"] == 3
+
+
+def test_a_watch_that_goes_silent_ends_at_its_read_timeout_and_the_wait_goes_on(monkeypatch):
+    pauses = []
+    clock = iter(range(0, 1000, 1))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    cluster = DroppingCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], drops=1, silent=True, events={
+        "Dataset": [("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
+    result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 600}, cluster, monkeypatch).result
+    assert result["datasets"][0]["phase"] == "Bound" and result["reconnects"] == 1
+    # Each watch reads for at most the server's timeout and a grace: a silent connection ends.
+    (first, watcher), _ = cluster.watchers
+    assert isinstance(watcher, fluid_client.TimedWatch) and watcher.read_seconds == first + fluid_client.WATCH_READ_GRACE
+
+
+def test_the_timed_watch_asks_the_client_for_its_read_timeout():
+    asked = {}
+
+    def list_datasets(**kwargs):
+        asked.update(kwargs)
+        raise StopIteration  # ends the stream before any read
+    stream = fluid_client.TimedWatch(75).stream(list_datasets, namespace="default", timeout_seconds=60)
+    with pytest.raises(RuntimeError):  # a generator turns the StopIteration into a RuntimeError
+        next(stream)
+    assert asked["_request_timeout"] == (fluid_client.CONNECT_SECONDS, 75) and asked["watch"] is True
 
 
 def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatch):
