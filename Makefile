@@ -58,7 +58,10 @@ render-test: deps  ## render mode: the seeds field by field, kubeconform on ever
 schemas: deps  ## regenerate the schemas the collection ships (plugins/plugin_utils/schemas) after a pinned version changes
 	PYTHON=$(venv)/bin/python tools/kubeconform/ship.sh
 
+# Preflight renders the pinned charts: the integration tests take them, and helm, from the local
+# cluster's parts (no chart repository answers here).
 integration: host-image  ## preflight against real containers: bad input stops before anything changes
+	@tools/localcluster/build.sh fluid alluxio
 	FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) python -m pytest -q tests/integration
 
 molecule: host-image  ## every molecule scenario
@@ -74,6 +77,8 @@ cluster-test: host-image  ## the local cluster comes up, serves Helm and the Flu
 # own): they run side by side, output kept per target. cluster-test comes after them: started
 # beside them on two cores, the local cluster's start failed once (not yet understood).
 test: lint unit  ## everything CI runs
+	@# The local cluster's parts first, once: render-test and integration read its charts side by side.
+	@tools/localcluster/build.sh
 	@$(MAKE) --no-print-directory --output-sync=target -j3 render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 	@echo "make test: all checks passed"

@@ -6,6 +6,13 @@ import re
 import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PARTS = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
+# Preflight renders the pinned charts (fluid_check_chart, alluxio_check_chart) and no chart
+# repository answers here: the archives and helm tools/localcluster/build.sh leaves, as
+# inventory/local names them.
+LOCAL_CHARTS = {"fluid_chart_ref": os.path.join(PARTS, "fluid", "fluid-1.0.8.tgz"), "fluid_helm_binary": os.path.join(PARTS, "helm"),
+                "alluxio_chart_ref": os.path.join(PARTS, "alluxio", "alluxio-0.6.54.tgz"),
+                "alluxio_helm_binary": os.path.join(PARTS, "helm")}
 RECAP_LINE = re.compile(r"(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)")
 
 

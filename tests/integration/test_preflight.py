@@ -13,7 +13,7 @@ import uuid
 import pytest
 import yaml
 
-from playbook import changed_per_host, folded, run_playbook
+from playbook import LOCAL_CHARTS, changed_per_host, folded, run_playbook
 
 IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")
 # What the node role would change on a host: fstab, mounts, FUSE config, limits, sysctls, packages.
@@ -49,6 +49,7 @@ def snapshot(name):
 def write_inventory(tmp_path, members):
     inventory = {
         "all": {
+            "vars": LOCAL_CHARTS,
             "children": {
                 "gpu_nodes": {
                     "hosts": {name: None for name in members},
@@ -321,6 +322,21 @@ BAD_VARIABLES = [
         "gpu_node_cache_mounts[0].size=1Gi that the gpu_node role makes there",
         id="tier-above-the-cache-mount",
     ),
+    # Values that only the charts' own objects show wrong: each chart is rendered (helm template)
+    # and every object it would create checked, before anything changes.
+    pytest.param(
+        {"fluid_values": {"dataset": {"resources": {"limits": {"memory": "1 GB"}}}}},
+        "fluid_values: chart fluid 1.0.8 renders objects the API server would refuse with these values: Deployment "
+        'fluid-system/dataset-controller: spec.template.spec.containers[0].resources.limits.memory="1 GB" is not a '
+        "Kubernetes quantity",
+        id="fluid-values-rendered-bad-quantity",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_values={"master": {"ports": {"rpc": "19998/tcp"}}}),
+        "alluxio_values: chart alluxio 0.6.54 renders objects the API server would refuse with these values: StatefulSet "
+        "alluxio-master: spec.template.spec.containers[0].ports[0].containerPort=19998/tcp must be a whole number, got a string",
+        id="alluxio-values-rendered-bad-port",
+    ),
     # Unpinned versions.
     pytest.param(
         {"fluid_chart_version": "latest"},
@@ -411,7 +427,7 @@ def test_empty_gpu_nodes_group_is_refused(tmp_path):
 def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
     # A play's hosts line cannot read the inventory: playbooks/gpu_nodes.yml groups the hosts of
     # fluidops_gpu_nodes_group as fluidops_gpu_nodes, which the plays target.
-    inventory = {"all": {"vars": {"fluidops_gpu_nodes_group": "v100"}, "children": {"v100": {
+    inventory = {"all": {"vars": dict(LOCAL_CHARTS, fluidops_gpu_nodes_group="v100"), "children": {"v100": {
         "hosts": {hosts["good"]: None}, "vars": {"ansible_connection": "containers.podman.podman"}}}}}
     path = tmp_path / "hosts.yml"
     path.write_text(yaml.safe_dump(inventory))

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
-from playbook import REPO, changed_per_host, folded, run_playbook
+from playbook import LOCAL_CHARTS, REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KUBECONFORM = os.environ.get("FLUIDOPS_KUBECONFORM")
@@ -37,7 +37,7 @@ PLACEHOLDER = re.compile(r"<[^<>]+>")
 
 def render(inventory, directory, extra_vars=None, check=False):
     return run_playbook("playbooks/render.yml", inventory=inventory, check=check,
-                        extra_vars=dict(extra_vars or {}, fluidops_render_dir=str(directory)))
+                        extra_vars=dict(LOCAL_CHARTS, **dict(extra_vars or {}, fluidops_render_dir=str(directory))))
 
 
 @pytest.fixture(scope="module")

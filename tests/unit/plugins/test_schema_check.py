@@ -43,6 +43,45 @@ GOOD = {
     "batch/v1/Job": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "warm-imagenet", "namespace": "default"},
                      "spec": {"backoffLimit": 0, "ttlSecondsAfterFinished": 600,
                               "template": {"metadata": {"labels": {"app": "warm-imagenet"}}, "spec": POD_SPEC}}},
+    # The kinds the Fluid and Alluxio charts render, shaped as they render them.
+    "v1/Service": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fluid-pod-admission-webhook", "namespace": "fluid-system"},
+                   "spec": {"ports": [{"port": 9443, "targetPort": 9443, "protocol": "TCP"}], "selector": {"control-plane": "fluid-webhook"}}},
+    "v1/ServiceAccount": {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "dataset-controller", "namespace": "fluid-system"}},
+    "apps/v1/Deployment": {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "dataset-controller", "namespace": "fluid-system"},
+                           "spec": {"replicas": 1, "selector": {"matchLabels": {"control-plane": "dataset-controller"}},
+                                    "template": {"metadata": {"labels": {"control-plane": "dataset-controller"}}, "spec": POD_SPEC}}},
+    "apps/v1/DaemonSet": {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "csi-nodeplugin-fluid", "namespace": "fluid-system"},
+                          "spec": {"selector": {"matchLabels": {"app": "csi-nodeplugin-fluid"}},
+                                   "updateStrategy": {"type": "RollingUpdate"},
+                                   "template": {"metadata": {"labels": {"app": "csi-nodeplugin-fluid"}}, "spec": POD_SPEC}}},
+    "apps/v1/StatefulSet": {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "alluxio-master"},
+                            "spec": {"serviceName": "alluxio-master", "replicas": 1, "podManagementPolicy": "Parallel",
+                                     "selector": {"matchLabels": {"app": "alluxio", "role": "alluxio-master"}},
+                                     "template": {"metadata": {"labels": {"app": "alluxio", "role": "alluxio-master"}}, "spec": POD_SPEC}}},
+    "rbac.authorization.k8s.io/v1/ClusterRole": {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "dataset-controller"},
+        "rules": [{"apiGroups": ["data.fluid.io"], "resources": ["datasets", "datasets/status"], "verbs": ["get", "list", "watch", "update"]}]},
+    "rbac.authorization.k8s.io/v1/ClusterRoleBinding": {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "dataset-clusterrolebinding"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "dataset-controller"},
+        "subjects": [{"kind": "ServiceAccount", "name": "dataset-controller", "namespace": "fluid-system"}]},
+    "rbac.authorization.k8s.io/v1/Role": {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "dataset-controller", "namespace": "fluid-system"},
+        "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]},
+    "rbac.authorization.k8s.io/v1/RoleBinding": {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "dataset-controller", "namespace": "fluid-system"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "dataset-controller"},
+        "subjects": [{"kind": "ServiceAccount", "name": "dataset-controller", "namespace": "fluid-system"}]},
+    "storage.k8s.io/v1/CSIDriver": {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "fuse.csi.fluid.io"},
+                                    "spec": {"attachRequired": False, "podInfoOnMount": True}},
+    "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration": {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "fluid-pod-admission-webhook"},
+        "webhooks": [{"name": "schedulepod.fluid.io", "admissionReviewVersions": ["v1"], "sideEffects": "None", "failurePolicy": "Fail",
+                      "clientConfig": {"service": {"name": "fluid-pod-admission-webhook", "namespace": "fluid-system",
+                                                   "path": "/mutate-fluid-io-v1alpha1-schedulepod"}},
+                      "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+                      "namespaceSelector": {"matchLabels": {"fluid.io/enable-injection": "true"}}}]},
     "data.fluid.io/v1alpha1/Dataset": {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "imagenet", "namespace": "default"},
         "spec": {"mounts": [{"mountPoint": "oss://imagenet/data/", "name": "imagenet", "options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"},
@@ -287,7 +326,7 @@ def test_an_unknown_kind_or_api_version_is_a_clear_problem():
                       {"apiVersion": "data.fluid.io/v1alpha2", "kind": "Dataset", "metadata": {"name": "imagenet"}},
                       "Dataset imagenet"])
     assert found[0].startswith("Widget default/w: apiVersion=example.com/v1 kind=Widget is not a kind fluidops knows the schema of "
-                               "(known: batch/v1/Job, data.fluid.io/v1alpha1/AlluxioRuntime,")
+                               "(known: admissionregistration.k8s.io/v1/MutatingWebhookConfiguration, apps/v1/DaemonSet,")
     assert found[1].startswith("Dataset imagenet: apiVersion=data.fluid.io/v1alpha2 kind=Dataset is not a kind fluidops knows the schema "
                                "of; Dataset is data.fluid.io/v1alpha1 (known: ")
     assert found[2] == "item 2: a string is not a Kubernetes object (a map with apiVersion, kind and metadata)"
