@@ -94,11 +94,23 @@ def test_a_release_that_fails_is_rolled_back_with_the_charts_error_and_a_rerun_s
 
 
 def delete_dataload(api, name):
+    """Deletes the DataLoad and waits until Fluid has cleaned up after it: its finalizer uninstalls
+    the loader's Helm release (the Job, the script's ConfigMap, the release's record). The next
+    tests compare the cluster's objects before and after a run."""
+    objects, core, batch = client.CustomObjectsApi(api), client.CoreV1Api(api), client.BatchV1Api(api)
     try:
-        client.CustomObjectsApi(api).delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads", name)
+        objects.delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads", name)
     except client.exceptions.ApiException as error:
         if error.status != 404:
             raise
+
+    def cleaned_up():
+        release = name + "-loader"
+        left = [item.metadata.name for item in core.list_namespaced_config_map("default").items + batch.list_namespaced_job("default").items
+                if item.metadata.name.startswith((release, "sh.helm.release.v1." + release + "."))]
+        loads = objects.list_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads")["items"]
+        return not left and name not in [load["metadata"]["name"] for load in loads]
+    wait_until(cleaned_up, 240)
 
 
 def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, kubeconfig, site_run, tmp_path):
