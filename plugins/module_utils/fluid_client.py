@@ -96,7 +96,7 @@ class FluidClient(object):
         self._resources = {}
 
     def counts(self):
-        """What the module reports of its traffic: API requests made, and dropped watches followed again."""
+        """What the module reports of its traffic: API requests made, and attempts to list again after a watch dropped."""
         return dict(api_calls=len(self.calls), reconnects=self.reconnects)
 
     def resource(self, kind, api_version=FLUID_API):

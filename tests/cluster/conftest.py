@@ -7,11 +7,11 @@ import time
 import pytest
 from kubernetes import config
 
-from playbook import run_playbook
+from playbook import PARTS, run_playbook
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
-CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
+CACHE = PARTS  # the local cluster's parts and state
 NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
 
 

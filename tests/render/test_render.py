@@ -17,12 +17,11 @@ import pytest
 import yaml
 
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
-from playbook import LOCAL_CHARTS, REPO, changed_per_host, folded, run_playbook
+from playbook import LOCAL_CHARTS, PARTS, REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KUBECONFORM = os.environ.get("FLUIDOPS_KUBECONFORM")
 SCHEMA_LOCATION = os.environ.get("FLUIDOPS_SCHEMA_LOCATION")
-PARTS = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
 CHARTS = {"fluid": os.path.join(PARTS, "fluid", "charts", "fluid", "fluid"), "alluxio": os.path.join(PARTS, "alluxio", "alluxio")}
 KUBE_VERSION = "v1.33.13"
 
