@@ -105,6 +105,13 @@ render: deps  ## write the manifests and Helm values site.yml would apply: make 
 	$(run) ansible-playbook playbooks/render.yml -i $(INVENTORY) -e fluidops_render_dir=$(abspath $(RENDER_DIR))
 	@echo "rendered $(INVENTORY) into $(abspath $(RENDER_DIR)):"; ls $(abspath $(RENDER_DIR))
 
-demo: cluster-up  ## start the local cluster and run site.yml against it
+demo: cluster-up  ## start the local cluster, run site.yml against it, show the cache state
 	$(run) ansible-playbook site.yml
 	@tools/localcluster/cluster.sh show
+	@# The status playbook's log is kept; its tables end the demo as text.
+	@$(run) ansible-playbook playbooks/status.yml -e cache_status_table_path=$(FLUIDOPS_CACHE_DIR)/demo-status.txt \
+	  > $(FLUIDOPS_CACHE_DIR)/demo-status.log || { cat $(FLUIDOPS_CACHE_DIR)/demo-status.log; exit 1; }
+	@echo; echo "== Cache state (ansible-playbook playbooks/status.yml)"; cat $(FLUIDOPS_CACHE_DIR)/demo-status.txt
+	@echo "Next: ansible-playbook playbooks/benchmark.yml   # NFS baseline vs cold vs warm cache, reports in ./reports"
+	@echo "      ansible-playbook playbooks/status.yml      # this table again; docs/runbooks/ for day-2 operations"
+	@echo "      make cluster-down                          # stop the local cluster (make test starts a fresh one)"

@@ -40,8 +40,23 @@ def wait_until(predicate, seconds=60, every=0.5):
     raise AssertionError("condition not met in %d s" % seconds)
 
 
+def left_up():
+    """Whether a local cluster is already there, whole or in part (make demo leaves one up):
+    its state directory or one of its node hosts."""
+    state = os.environ.get("FLUIDOPS_CLUSTER_DIR", os.path.join(CACHE, "run"))
+    return os.path.isdir(state) or any(
+        subprocess.run(["podman", "container", "exists", node], capture_output=True, check=False).returncode == 0 for node in NODES)
+
+
 @pytest.fixture(scope="session")
-def kubeconfig():
+def kubeconfig(request):
+    # The tests expect a cluster nothing has run on yet, and take it down at the end. One left up
+    # (make demo, or a run that was killed) is started afresh, and the run says so.
+    if left_up():
+        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line("tests/cluster: the local cluster was up (make demo leaves it up): "
+                            "taking it down to start a fresh one; make demo starts it again")
+        cluster("down")
     cluster("up")
     path = cluster("kubeconfig").stdout.strip()
     yield path

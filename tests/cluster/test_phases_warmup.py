@@ -58,14 +58,18 @@ def test_site_trains_to_a_succeeded_mpijob_and_reads_its_simulated_log(api, site
     assert 19500 < float(line.group(1)) < 22000 and 20000 < float(line.group(2)) < 22500
 
 
-def test_status_prints_the_table_and_writes_json(api, tmp_path):
-    report = tmp_path / "status.json"
-    returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)})
+def test_status_prints_the_table_and_writes_json_and_text(api, tmp_path):
+    report, text = tmp_path / "status.json", tmp_path / "status.txt"
+    returncode, output = run_playbook("playbooks/status.yml", extra_vars={
+        "cache_status_json_path": str(report), "cache_status_table_path": str(text)})
     assert returncode == 0, output[-3000:]
-    # The real master's figures: the stand-in bucket (36 MiB), all of it cached, two 1Gi workers.
-    assert re.search(r"imagenet\s+36\.00MiB\s+36\.00MiB\s+2\.00GiB\s+100\.0%\s+Bound", output), output
-    # No fuse pod: Fluid starts one where the CSI plugin mounts the dataset, and no kubelet mounts here.
-    assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", output), output
+    # The same tables in the output and in the text file (make demo ends with it).
+    for shown in (output, text.read_text()):
+        # The real master's figures: the stand-in bucket (36 MiB), all of it cached, two 1Gi workers.
+        assert re.search(r"imagenet\s+36\.00MiB\s+36\.00MiB\s+2\.00GiB\s+100\.0%\s+Bound", shown), shown
+        # No fuse pod: Fluid starts one where the CSI plugin mounts the dataset, and no kubelet mounts here.
+        assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", shown), shown
+    assert text.read_text().startswith("namespace default:\nNAME ")
     datasets = {d["name"]: d for d in json.loads(report.read_text())["datasets"]}
     imagenet = datasets["imagenet"]
     assert (imagenet["phase"], imagenet["cached_percentage"], imagenet["runtime"]["worker"]["ready"]) == ("Bound", 100.0, 4)
