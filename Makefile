@@ -47,7 +47,7 @@ lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, off
 	@# One run for all playbooks; an error names its file.
 	$(run) ansible-playbook --syntax-check $(PLAYBOOKS) >/dev/null && echo "syntax ok: $(PLAYBOOKS)"
 
-unit: deps  ## pytest for the plugins
+unit: deps  ## pytest for the plugins, and the collection built and installed as users install it
 	$(run) python -m pytest -q tests/unit
 
 render-test: deps  ## render mode: the seeds field by field, kubeconform on every rendered object

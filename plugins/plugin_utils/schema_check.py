@@ -85,7 +85,7 @@ class SchemaCheckError(Exception):
 def _require_jsonschema():
     if JSONSCHEMA_IMPORT_ERROR is not None:
         raise SchemaCheckError("the schema checks need the Python package jsonschema on the controller "
-                               "(requirements.txt): %s" % JSONSCHEMA_IMPORT_ERROR)
+                               "(meta/ee-requirements.txt): %s" % JSONSCHEMA_IMPORT_ERROR)
 
 
 _cache = {}

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
+from collection import Installed
 from playbook import LOCAL_CHARTS, PARTS, REPO, changed_per_host, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -302,3 +303,21 @@ def test_inventory_tuning_profiles_add_to_the_built_in_ones_and_win_on_a_shared_
     assert block_size == {"imagenet": "8MB", "coco": "4MB"}
     # The inventory's dl-training replaced the built-in one whole: none of its other keys is left.
     assert "alluxio.fuse.jnifuse.enabled" not in objects[("AlluxioRuntime", "imagenet")]["spec"]["properties"]
+
+
+def test_the_installed_collection_renders_the_same_by_its_collection_name(rendered, tmp_path):
+    """The collection built, installed into an empty collections path and run as
+    fluidops.accel.render from a directory outside the repository (tests/collection.py): every
+    role, entry point, template and vars file it includes on the way is the installed copy's, and
+    it writes the same files as in place."""
+    installed = Installed(tmp_path / "collection")
+    directory = tmp_path / "rendered"
+    returncode, output = installed.playbook("render", inventory=INVENTORIES["local"], verbosity=1,
+                                            extra_vars=dict(LOCAL_CHARTS, fluidops_render_dir=str(directory)))
+    assert returncode == 0, output[-3000:]
+    installed.check_roles_installed(output)
+    in_place = rendered["local"][0]
+    assert sorted(os.listdir(directory)) == sorted(os.listdir(in_place))
+    for name in os.listdir(in_place):
+        with open(os.path.join(in_place, name), encoding="utf-8") as theirs, open(directory / name, encoding="utf-8") as ours:
+            assert ours.read() == theirs.read(), name

@@ -1,0 +1,79 @@
+"""The collection as users install it, against the local cluster: the tarball ansible-galaxy builds,
+installed into an empty collections path, each playbook run by its collection name
+(`ansible-playbook fluidops.accel.<name>`) from a directory outside the repository, with an empty
+ansible.cfg and the local inventory given by its absolute path (its group_vars find the local
+cluster's kubeconfig, helm and charts from FLUIDOPS_CACHE_DIR or HOME, not from the repository).
+On the cluster site.yml converged: site and the deployment phases change nothing.
+
+Its name puts it after test_phases.py (pytest takes the files in name order; as
+test_collection.py it would deploy ahead of test_localcluster.py's own Helm install of Fluid).
+test_phases.py leaves the nodes without the pool's label and taint: the installed node_labels puts
+them back first, as site_run made them, and removes them again at the end. benchmark and teardown
+run in check mode only: for real they would make the dataset again and remove what the later
+tests use. render, which touches no cluster, is the render tests' (installed too, test_render.py).
+Real apiserver, Helm, hosts, Fluid controllers and mpi-operator; simulated kubelets."""
+
+import os
+
+import pytest
+
+from collection import Installed
+from conftest import POOL
+from playbook import REPO, changed_per_host
+
+INVENTORY = os.path.join(REPO, "inventory", "local")
+# site.yml's phases, in its order; each changes nothing on the converged cluster.
+DEPLOYMENT = ["preflight", "nodes", "node_labels", "engine", "datasets", "warmup", "train"]
+# What site_run asked for.
+WANTED = dict(POOL, training_progress_interval=2)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory, site_run):
+    """The installed collection on the converged cluster, the pool's label and taint on the nodes."""
+    collection = Installed(tmp_path_factory.mktemp("collection"))
+    assert collection.locations() == [os.path.join(collection.collections, "ansible_collections")]
+    returncode, output = collection.playbook("node_labels", inventory=INVENTORY, extra_vars=POOL)
+    assert returncode == 0, output[-3000:]
+    yield collection
+    # The nodes as test_phases.py leaves them: the later tests' pods tolerate no taint of the test's own.
+    returncode, output = collection.playbook("node_labels", inventory=INVENTORY, extra_vars={"node_labels_remove_dropped": True})
+    assert returncode == 0, output[-3000:]
+
+
+def run(installed, name, **options):
+    """The playbook by its collection name at -v, which names the roles' paths: (return code, output),
+    checked to come from the installed copy, not the repository."""
+    returncode, output = installed.playbook(name, inventory=INVENTORY, verbosity=1, **options)
+    installed.check_roles_installed(output)
+    return returncode, output
+
+
+def nothing_changed(output):
+    changed = changed_per_host(output)
+    assert changed and set(changed.values()) == {0}, [line for line in output.splitlines() if line.startswith(("TASK [", "changed:"))]
+
+
+def test_the_whole_deployment_by_its_collection_name_changes_nothing(installed):
+    returncode, output = run(installed, "site", extra_vars=WANTED)
+    assert returncode == 0, output[-3000:]
+    assert "PLAY [Train]" in output
+    nothing_changed(output)
+
+
+@pytest.mark.parametrize("phase", DEPLOYMENT)
+def test_each_phase_by_its_collection_name_changes_nothing(installed, phase):
+    returncode, output = run(installed, phase, extra_vars=WANTED)
+    assert returncode == 0, output[-3000:]
+    nothing_changed(output)
+
+
+def test_benchmark_and_teardown_in_check_mode_leave_every_dataset_bound_as_status_says(installed, tmp_path):
+    for name in ("benchmark", "teardown"):
+        returncode, output = run(installed, name, check=True, extra_vars=dict(WANTED, benchmark_report_dir=str(tmp_path / "reports")))
+        assert returncode == 0, output[-3000:]
+    assert not (tmp_path / "reports").exists()
+    # status fails unless every dataset is Bound: check mode removed nothing.
+    returncode, output = run(installed, "status", extra_vars={"cache_status_json_path": str(tmp_path / "status.json")})
+    assert returncode == 0, output[-3000:]
+    assert (tmp_path / "status.json").exists()
