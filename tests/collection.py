@@ -70,10 +70,10 @@ class Installed:
         assert '"path": "%s/roles/' % self.path in output, output[-3000:]
         assert '"path": "%s/roles/' % REPO not in output, output[-3000:]
 
-    def playbook(self, name, *args, inventory=None, extra_vars=None, check=False, verbosity=0):
-        """ansible-playbook fluidops.accel.<name> run in workdir: (return code, output). ``args``
-        go on the command line as they are (--syntax-check, --list-tasks...)."""
-        command = ["ansible-playbook", FQCN + "." + name, *args]
+    def playbook(self, *names, inventory=None, extra_vars=None, check=False, verbosity=0):
+        """ansible-playbook fluidops.accel.<name>... (one run, the playbooks in that order) in
+        workdir: (return code, output)."""
+        command = ["ansible-playbook", *[FQCN + "." + name for name in names]]
         if inventory:
             command += ["-i", str(inventory)]
         if extra_vars is not None:

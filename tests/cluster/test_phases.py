@@ -8,12 +8,10 @@ import subprocess
 
 from kubernetes import client
 
-from conftest import CACHE, POOL, wait_until
+from conftest import CACHE, wait_until
 from playbook import changed_per_host, run_playbook
 
 PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
-# The cluster phases of site.yml; the node phases' second run is molecule's (tests of the nodes scenario).
-CLUSTER_PHASES = PHASES + ("playbooks/warmup.yml", "playbooks/train.yml")
 
 
 def node(api, name="gpu-node-1"):
@@ -66,16 +64,6 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
         return claim if claim.status.phase == "Bound" else None
 
     assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
-
-
-def test_second_run_changes_nothing(api, site_run):
-    returncode, output = run_playbook(*CLUSTER_PHASES, extra_vars=POOL)
-    assert returncode == 0, output[-3000:]
-    changed = changed_per_host(output)
-    what = [line for line in output.splitlines() if line.startswith("TASK [") or line.startswith("changed:")]
-    assert changed and set(changed.values()) == {0}, [line for i, line in enumerate(what)
-                                                      if line.startswith("changed:") or what[i + 1:i + 2] and
-                                                      what[i + 1].startswith("changed:")]
 
 
 def test_check_mode_reports_but_changes_nothing(api):
