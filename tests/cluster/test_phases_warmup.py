@@ -9,7 +9,6 @@ import re
 import yaml
 from kubernetes import client
 
-from conftest import POOL
 from playbook import changed_per_host, folded, run_playbook
 
 
@@ -92,20 +91,6 @@ def test_a_dataset_that_never_binds_times_out_with_the_reason(api, tmp_path):
         assert calls <= 8, output  # one list, one watch, then the reads for the reason
     finally:
         client.CustomObjectsApi(api).delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", "orphan")
-
-
-def test_a_failing_dataload_fails_the_task_with_its_conditions(api, tmp_path):
-    returncode, output = play(tmp_path, [{"fluidops.accel.fluid_dataload": {
-        "name": "imagenet-typo", "dataset": "imagenet", "targets": [{"path": "/imagenet/tain"}], "wait_timeout": 300,
-        "tolerations": POOL["fluidops_gpu_node_taints"]}}])
-    assert returncode != 0
-    # The loader pod fails 4 times (the chart's backoffLimit 3, the Job controller's back-off), then
-    # Fluid copies the Job's condition; the module adds the loader's own words: the script's trace
-    # (set -x) of the real `alluxio fs ls` answer, and its message.
-    assert ("DataLoad default/imagenet-typo Failed: BackoffLimitExceeded: Job has reached the specified backoff limit; "
-            "loader pod imagenet-typo-loader-job-") in folded(output)
-    assert re.search(r"last lines: .*/imagenet/tain\S* does not exist.* \| dataLoad failed because some paths not exist\.",
-                     folded(output)), output
 
 
 def test_an_unknown_dataset_is_a_clear_error(api, tmp_path):

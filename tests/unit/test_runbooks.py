@@ -1,7 +1,7 @@
 """The runbooks in docs/runbooks, without a cluster: each has its parts, the index lists every one,
 and what their commands name exists - playbooks, the variables given with -e or read in Jinja
 (documented in a role's meta/argument_specs.yml), the modules and their options, the shell
-variables (the index's table). tests/cluster/test_runbooks.py runs the runnable blocks; these
+variables (the index's table). tests/cluster/test_phases_workflow.py runs the runnable blocks; these
 checks catch what a run could pass by luck (a misspelt -e variable is silently ignored) or not
 reach. The checks are functions returning problems, so that the last test can show each of them
 failing on a broken runbook."""
@@ -20,7 +20,7 @@ from runbooks import INDEX, REPO, RUNBOOKS, folded, missing, parse, runbook_file
 
 PROCEDURE_PARTS = ("When", "Steps", "Verify")
 TROUBLESHOOTING_PARTS = ("Symptom", "Confirm", "Fix", "Verify")
-CLUSTER_TEST = os.path.join(REPO, "tests", "cluster", "test_runbooks.py")
+CLUSTER_TEST = os.path.join(REPO, "tests", "cluster", "test_phases_workflow.py")
 # Shell variables every shell has, and Jinja names that are not the inventory's.
 SHELL_VARIABLES = {"PWD", "HOME", "PATH"}
 JINJA_NAMES = {"item", "inventory_hostname", "groups", "hostvars", "lookup", "query", "omit"}
