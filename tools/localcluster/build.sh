@@ -21,6 +21,12 @@ parts=("$@")
 wants() { [ ${#parts[@]} -eq 0 ] || [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 log() { printf '[localcluster build] %s\n' "$*" >&2; }
+# Points the link NAME at TARGET: left alone when it already does, else replaced by one rename, so
+# a reader beside this (make test runs its suites side by side) never finds it missing.
+link() {  # link TARGET NAME
+  [ "$(readlink "$2" 2>/dev/null)" = "$1" ] && return 0
+  ln -sfn "$1" "$2.$$" && mv -Tf "$2.$$" "$2"
+}
 # Runs a long command, saying every 30 s that it still runs, then how long it took.
 timed() {
   local start=$SECONDS pid status=0
@@ -58,7 +64,7 @@ if wants kube; then
     (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" .)
     mv "$kube_bin.part" "$kube_bin"
   fi
-  ln -sfn "$kube_bin" "$cache/kube"
+  link "$kube_bin" "$cache/kube"
 fi
 
 if wants kwok; then
@@ -67,7 +73,7 @@ if wants kwok; then
     log "installing kwok $KWOK_VERSION"
     GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
   fi
-  ln -sfn "$kwok_bin" "$cache/kwok"
+  link "$kwok_bin" "$cache/kwok"
   if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_execs.yaml" ]; then
     # kwok serves the simulated launcher logs through its Logs objects, and the execs into the
     # Alluxio master pods (Fluid's controllers run `alluxio fsadmin report`...) through Exec ones.
@@ -76,7 +82,7 @@ if wants kwok; then
     cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$src/kustomize/crd/bases/kwok.x-k8s.io_execs.yaml" \
       "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
   fi
-  ln -sfn "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
+  link "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 fi
 
 helm_bin="$cache/helm-$HELM_VERSION/helm"
@@ -86,7 +92,7 @@ if [ ! -x "$helm_bin" ]; then
     -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 fi
-ln -sfn "$helm_bin" "$cache/helm"
+link "$helm_bin" "$cache/helm"
 
 if wants fluid; then
   fluid_dir="$cache/fluid-$FLUID_VERSION"
@@ -106,7 +112,7 @@ if wants fluid; then
     "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
     touch "$fluid_dir/.complete-all-dependencies"
   fi
-  ln -sfn "$fluid_dir" "$cache/fluid"
+  link "$fluid_dir" "$cache/fluid"
 fi
 
 # Go programs of modules with replace lines cannot be go-installed: build them from a writable
@@ -132,7 +138,7 @@ if wants fluid; then
     go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" \
       dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
   fi
-  ln -sfn "$fluid_bin" "$cache/fluid-controllers"
+  link "$fluid_bin" "$cache/fluid-controllers"
 fi
 
 if wants mpijob; then
@@ -146,7 +152,7 @@ if wants mpijob; then
     log "building mpi-operator $MPI_OPERATOR_VERSION's controller: first run only, about 3 min on 2 cores"
     go_build_module "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION" "$mpi_dir" mpi-operator=cmd/mpi-operator
   fi
-  ln -sfn "$mpi_dir" "$cache/mpi-operator"
+  link "$mpi_dir" "$cache/mpi-operator"
 fi
 # The one non-Go file this build takes through the Go module proxy, kept to this block. The
 # standalone Alluxio chart (integration/kubernetes/helm-chart/alluxio) is published only as files
@@ -167,7 +173,7 @@ if wants alluxio; then
     "$helm_bin" package "$alluxio_dir/alluxio" -d "$alluxio_dir" >/dev/null
     touch "$alluxio_dir/.complete"
   fi
-  ln -sfn "$alluxio_dir" "$cache/alluxio"
+  link "$alluxio_dir" "$cache/alluxio"
 fi
 if [[ " ${parts[*]} " == *" versitygw "* ]]; then
   versitygw_bin="$cache/versitygw-$VERSITYGW_VERSION/versitygw"
@@ -176,6 +182,6 @@ if [[ " ${parts[*]} " == *" versitygw "* ]]; then
     GOBIN="$(dirname "$versitygw_bin")" timed go install -trimpath -ldflags "-s -w" \
       "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
   fi
-  ln -sfn "$versitygw_bin" "$cache/versitygw"
+  link "$versitygw_bin" "$cache/versitygw"
 fi
 log "parts ready in $cache"
