@@ -53,9 +53,12 @@ def kubeconfig(request):
     # The tests expect a cluster nothing has run on yet, and take it down at the end. One left up
     # (make demo, or a run that was killed) is started afresh, and the run says so.
     if left_up():
-        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-        reporter.write_line("tests/cluster: the local cluster was up (make demo leaves it up): "
-                            "taking it down to start a fresh one; make demo starts it again")
+        plugins = request.config.pluginmanager
+        # Said on the terminal as it happens: pytest captures a fixture's output otherwise.
+        with plugins.get_plugin("capturemanager").global_and_fixture_disabled():
+            plugins.get_plugin("terminalreporter").write_line(
+                "tests/cluster: the local cluster was up (make demo leaves it up): taking it down to start a fresh "
+                "one; make demo starts it again")
         cluster("down")
     cluster("up")
     path = cluster("kubeconfig").stdout.strip()
