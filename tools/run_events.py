@@ -58,7 +58,8 @@ def counts(events):
     task results so far, as the recap would have (a failure later rescued counts as failed there)."""
     recap = stats(events)
     if recap is not None:
-        hosts = sorted({host for key in COUNTS.values() for host in recap.get(key) or {}})
+        # Each count lists only the hosts it is not 0 for; processed lists them all.
+        hosts = sorted({host for key in ("processed", *COUNTS.values()) for host in recap.get(key) or {}})
         return {host: {name: (recap.get(key) or {}).get(host, 0) for name, key in COUNTS.items()} for host in hosts}
     found = {}
     for result in results(events):

@@ -9,7 +9,7 @@ import subprocess
 from kubernetes import client
 
 from conftest import CACHE, POOL, wait_until
-from playbook import changed_per_host, run_playbook
+from playbook import run_playbook
 
 PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
 # The cluster phases of site.yml; the node phases' second run is molecule's (tests of the nodes scenario).
@@ -69,20 +69,17 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
 
 
 def test_second_run_changes_nothing(api, site_run):
-    returncode, output = run_playbook(*CLUSTER_PHASES, extra_vars=POOL)
-    assert returncode == 0, output[-3000:]
-    changed = changed_per_host(output)
-    what = [line for line in output.splitlines() if line.startswith("TASK [") or line.startswith("changed:")]
-    assert changed and set(changed.values()) == {0}, [line for i, line in enumerate(what)
-                                                      if line.startswith("changed:") or what[i + 1:i + 2] and
-                                                      what[i + 1].startswith("changed:")]
+    run = run_playbook(*CLUSTER_PHASES, extra_vars=POOL)
+    assert run.returncode == 0, run.output[-3000:]
+    changed = run.changed_per_host()
+    assert changed and set(changed.values()) == {0}, run.tasks("changed")  # {host: [the tasks that changed]}
 
 
 def test_check_mode_reports_but_changes_nothing(api):
     before = node(api).metadata.labels
-    returncode, output = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
-    assert returncode == 0, output[-3000:]
-    assert changed_per_host(output)["gpu-node-1"] == 1
+    run = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.changed_per_host()["gpu-node-1"] == 1, run.tasks("changed")
     assert node(api).metadata.labels == before
 
 

@@ -12,7 +12,7 @@ from kubernetes.client.rest import ApiException
 
 from conftest import CACHE, wait_until
 from keys import INLINE, leaks, local_datasets_with_inline_keys
-from playbook import changed_per_host, folded, run_playbook
+from playbook import folded, run_playbook
 
 FLUID = ("data.fluid.io", "v1alpha1")
 
@@ -94,7 +94,7 @@ def test_teardown_leaves_no_fluid_objects_pvs_or_pvcs_and_a_second_one_changes_n
                               check=True, capture_output=True, text=True).stdout
     assert "fluid" not in [r["name"] for r in json.loads(releases)]
 
-    returncode, output = run_playbook("playbooks/teardown.yml")
-    assert returncode == 0, output[-3000:]
-    assert set(changed_per_host(output).values()) == {0}, output[-3000:]
+    run = run_playbook("playbooks/teardown.yml")
+    assert run.returncode == 0, run.output[-3000:]
+    assert set(run.changed_per_host().values()) == {0}, run.tasks("changed")
 

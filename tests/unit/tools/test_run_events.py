@@ -70,6 +70,8 @@ def test_a_run_stopped_before_its_recap_is_counted_from_its_results():
 
 def test_an_unreachable_host_is_listed_with_connections_message():
     summary = run_events.summarize(events("unreachable"))
+    # The recap's numbers of every host, those it has none of included (the stats event leaves them out).
+    assert run_events.changed_per_host(events("unreachable")) == {"fluidops-gone-host": 0, "localhost": 0}
     assert summary["hosts"]["fluidops-gone-host"]["unreachable"] == 1 and summary["hosts"]["localhost"]["ok"] == 1
     [failure] = summary["failures"]
     assert (failure["host"], failure["task"], failure["unreachable"]) == ("fluidops-gone-host", "Pings", True)
