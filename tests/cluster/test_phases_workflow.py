@@ -1,7 +1,7 @@
 """benchmark.yml and teardown.yml against the local cluster, after site.yml: the training runs on
 simulated kubelets with simulated tf_cnn_benchmarks logs (the report says SIMULATED). The
-benchmark makes the dataset again with its OSS keys inline, at -vvv: no key in its output or
-reports (keys.py)."""
+benchmark makes the dataset again with its OSS keys inline, at -vvv: no key in its output, its
+run's artifacts or reports (keys.py)."""
 
 import json
 import os
@@ -11,22 +11,28 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 from conftest import CACHE, wait_until
-from keys import INLINE, leaks, local_datasets_with_inline_keys
+from keys import INLINE, leaks, leaks_in_run, local_datasets_with_inline_keys
 from playbook import folded, run_playbook
 
 FLUID = ("data.fluid.io", "v1alpha1")
 
 
-def test_benchmark_writes_the_three_reports_and_no_inline_key_at_vvv(api, tmp_path):
+def test_benchmark_writes_the_three_reports_and_no_inline_key_at_vvv(api, tmp_path, tmp_path_factory):
+    # Apart from the reports (tmp_path): the keys in a vars file, as a site would keep them (extra
+    # vars given inline are in the run's command artifact), and the run's private data directory.
+    work = tmp_path_factory.mktemp("benchmark-run")
+    inline = work / "inline.json"
+    inline.write_text(json.dumps({"datasets_list": local_datasets_with_inline_keys()}))
     returncode, output = run_playbook("playbooks/benchmark.yml", extra_vars={
-        "benchmark_report_dir": str(tmp_path), "training_progress_interval": 2,
-        "datasets_list": local_datasets_with_inline_keys()}, verbosity=3)
+        "benchmark_report_dir": str(tmp_path), "training_progress_interval": 2}, extra_files=[str(inline)], verbosity=3,
+        data_dir=work / "run")
     assert returncode == 0, output[-3000:]
     # The benchmark made the dataset again with the keys inline: they reached the cluster, and
-    # neither the output nor a report.
+    # neither the output, the run's artifacts nor a report.
     made = client.CustomObjectsApi(api).get_namespaced_custom_object(*FLUID, "default", "datasets", "imagenet")
     assert made["spec"]["mounts"][0]["options"]["fs.oss.accessKeyId"] == INLINE["fs.oss.accessKeyId"]
     assert leaks(output) == []
+    assert leaks_in_run(work / "run") == {}
     assert {path.name: leaks(path.read_bytes().decode("latin-1")) for path in tmp_path.iterdir()
             if leaks(path.read_bytes().decode("latin-1"))} == {}
     name = tmp_path / "horovod-resnet50-v2-4x8"
