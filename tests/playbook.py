@@ -160,7 +160,8 @@ class RunningPlaybook:
 
     def cancel(self):
         """Stops the run as AWX cancels a job: ansible-runner kills ansible-playbook (status
-        canceled, return code 254) within its poll interval (5 s)."""
+        canceled, return code 254) within its poll interval (5 s); a module already running goes
+        on to its end, as after Popen.kill."""
         self._cancelled.set()
 
     def finish(self):

@@ -4,7 +4,9 @@ project: this repository as the project, an inventory, extra vars, the vault pas
 or a prompt. Each run keeps its artifacts (job events, stdout, status, rc, the command) in a
 directory of its own, <runs>/<UTC time>-<playbook>, outside git; at the end a summary computed
 from the job events is printed and written beside them as summary.json, and the exit code is
-ansible-playbook's (254 when the run was cancelled with Ctrl-C, as ansible-runner cancels).
+ansible-playbook's. Ctrl-C cancels the run as AWX cancels a job: ansible-runner kills
+ansible-playbook (status canceled, exit code 254); a module already running on a host goes on to
+its end (ansible's workers run in sessions of their own).
 
   tools/run.py site.yml -i inventory/v100-cluster -e @more.yml --vault-password-file ~/.vault-pass
   make run PLAYBOOK=site.yml INVENTORY=inventory/v100-cluster VAULT_PASSWORD_FILE=~/.vault-pass

@@ -140,9 +140,11 @@ def format_summary(summary, status=None, rc=None, artifacts=None):
     head = "Run summary (from the job events)"
     if status is not None:
         head += ": %s, rc %s" % (status, rc)
-    lines = [head + ", %.1f s" % summary["seconds"]]
-    if not summary["complete"]:
-        lines.append("  The run ended before its recap: the counts are the task results seen so far.")
+    if summary["complete"]:
+        lines = [head + ", %.1f s" % summary["seconds"]]
+    else:  # killed or cancelled: its last event is not its end
+        lines = [head + ", %.1f s to its last event" % summary["seconds"],
+                 "  The run ended before its recap: the counts are the task results seen so far."]
     names = list(COUNTS)
     width = max([len("host")] + [len(host) for host in summary["hosts"]])
     lines.append("  %-*s  %s  %9s" % (width, "host", " ".join("%*s" % (len(n), n) for n in names), "task time"))
