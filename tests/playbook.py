@@ -112,16 +112,25 @@ class RunningPlaybook:
     """A run under way (start_playbook): its events as they come (wait_for), then its end (finish)."""
 
     def __init__(self, playbooks, data_dir=None, env=None, **options):
+        args, envvars = _args(**options), _envvars(env)
         self._keep = data_dir is not None
         self.data_dir = str(data_dir) if self._keep else tempfile.mkdtemp(prefix="fluidops-run-")
         os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
         self.events = []
         self._arrived = queue.Queue()
         self._cancelled = threading.Event()
-        # An explicit cancel_callback: without one ansible-runner takes over SIGINT and SIGTERM.
-        self._thread, self._runner = ansible_runner.run_async(**runner_kwargs(
-            playbooks, self.data_dir, _args(**options), envvars=_envvars(env), quiet=True, event_handler=self._event,
-            cancel_callback=self._cancelled.is_set, finished_callback=lambda runner: self._arrived.put(None)))
+        try:
+            # An explicit cancel_callback: without one ansible-runner takes over SIGINT and SIGTERM.
+            self._thread, self._runner = ansible_runner.run_async(**runner_kwargs(
+                playbooks, self.data_dir, args, envvars=envvars, quiet=True, event_handler=self._event,
+                cancel_callback=self._cancelled.is_set, finished_callback=lambda runner: self._arrived.put(None)))
+        except BaseException:
+            self._remove()
+            raise
+
+    def _remove(self):
+        if not self._keep:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
 
     def _event(self, event):
         self.events.append(event)
@@ -173,8 +182,7 @@ class RunningPlaybook:
                 # ansible-playbook writes to a terminal under ansible-runner: its lines end in \r\n.
                 output = handle.read().replace("\r\n", "\n")
         finally:
-            if not self._keep:
-                shutil.rmtree(self.data_dir, ignore_errors=True)
+            self._remove()
         return PlaybookRun(self._runner.rc, output, run_events.ordered(self.events))
 
 

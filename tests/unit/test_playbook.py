@@ -4,6 +4,7 @@ and cancel), the environment reaching ansible, the private data directory remove
 localhost, a few seconds a run."""
 
 import os
+import tempfile
 
 import pytest
 import yaml
@@ -50,5 +51,8 @@ def test_the_environment_given_reaches_ansible_and_a_given_data_dir_is_kept(tmp_
     assert run.results(task="ansible.builtin.debug")[0]["res"]["msg"] == "given"
     [ident] = os.listdir(tmp_path / "run" / "artifacts")
     assert os.listdir(tmp_path / "run" / "artifacts" / ident / "job_events")
+    private = lambda: {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("fluidops-run-")}  # noqa: E731
+    before = private()
     with pytest.raises(ValueError, match="env leaves out PATH"):
         run_playbook(str(play), env={name: value for name, value in os.environ.items() if name != "PATH"})
+    assert private() - before == set()  # no private data directory left behind
