@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render bench-datapath
+.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -103,6 +103,15 @@ RENDER_DIR ?= rendered
 render: deps  ## write the manifests and Helm values site.yml would apply: make render INVENTORY=<dir> RENDER_DIR=<dir>
 	$(run) ansible-playbook playbooks/render.yml -i $(INVENTORY) -e fluidops_render_dir=$(abspath $(RENDER_DIR))
 	@echo "rendered $(INVENTORY) into $(abspath $(RENDER_DIR)):"; ls $(abspath $(RENDER_DIR))
+
+# A run as AWX runs a project (tools/run.py): its artifacts in $FLUIDOPS_RUNS_DIR (default
+# ~/.local/state/fluidops/runs), a summary from its job events at the end. EXTRA is one -e (key=value,
+# JSON or @file), read from the environment so that its quotes survive; ARGS, more of tools/run.py's
+# options (--limit, --tags, -vv).
+PLAYBOOK ?= site.yml
+run: deps  ## a playbook through ansible-runner, artifacts kept: make run PLAYBOOK=site.yml INVENTORY=<dir> [EXTRA=..] [CHECK=1] [VAULT_PASSWORD_FILE=<file>|ASK_VAULT_PASS=1] [ARGS=..]
+	$(run) python tools/run.py $(PLAYBOOK) -i $(INVENTORY) $(if $(EXTRA),-e "$$EXTRA") $(if $(CHECK),--check) \
+	  $(if $(VAULT_PASSWORD_FILE),--vault-password-file "$(VAULT_PASSWORD_FILE)") $(if $(ASK_VAULT_PASS),--ask-vault-password) $(ARGS)
 
 demo: cluster-up  ## start the local cluster, run site.yml against it, show the cache state
 	$(run) ansible-playbook site.yml

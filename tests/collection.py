@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 
-from playbook import REPO
+from playbook import REPO, run_playbook
 
 NAMESPACE, NAME = "fluidops", "accel"
 FQCN = NAMESPACE + "." + NAME
@@ -43,9 +43,10 @@ class Installed:
         # None of this environment's Ansible settings (the Makefile exports ANSIBLE_CONFIG and an
         # ANSIBLE_HOME holding ansible-lint's copy of the collection), nor a PYTHONPATH that could
         # hold the repository's .collections.
+        self.settings = dict(ANSIBLE_CONFIG=os.path.join(self.workdir, "ansible.cfg"), ANSIBLE_HOME=os.path.join(directory, "ansible-home"),
+                             ANSIBLE_COLLECTIONS_PATH=self.collections, ANSIBLE_NOCOLOR="1")
         self.env = {key: value for key, value in os.environ.items() if not key.startswith("ANSIBLE_") and key != "PYTHONPATH"}
-        self.env.update(ANSIBLE_CONFIG=os.path.join(self.workdir, "ansible.cfg"), ANSIBLE_HOME=os.path.join(directory, "ansible-home"),
-                        ANSIBLE_COLLECTIONS_PATH=self.collections, ANSIBLE_NOCOLOR="1")
+        self.env.update(self.settings)
         returncode, output = self.run("ansible-galaxy", "collection", "build", "--output-path", os.path.join(directory, "dist"), REPO)
         assert returncode == 0, output
         (self.tarball,) = glob.glob(os.path.join(directory, "dist", "%s-%s-*.tar.gz" % (NAMESPACE, NAME)))
@@ -70,16 +71,12 @@ class Installed:
         assert '"path": "%s/roles/' % self.path in output, output[-3000:]
         assert '"path": "%s/roles/' % REPO not in output, output[-3000:]
 
-    def playbook(self, *names, inventory=None, extra_vars=None, check=False, verbosity=0):
+    def playbook(self, *names, **options):
         """ansible-playbook fluidops.accel.<name>... (one run, the playbooks in that order) in
-        workdir: (return code, output)."""
-        command = ["ansible-playbook", *[FQCN + "." + name for name in names]]
-        if inventory:
-            command += ["-i", str(inventory)]
-        if extra_vars is not None:
-            command += ["-e", json.dumps(extra_vars)]
-        if check:
-            command.append("--check")
-        if verbosity:
-            command.append("-" + "v" * verbosity)
-        return self.run(*command)
+        workdir, through ansible-runner as every test's run (tests/playbook.py): the PlaybookRun,
+        ``returncode, output`` and its job events. Options: run_playbook's."""
+        # ansible-runner adds to this process's environment and cannot take a variable out of it.
+        inherited = sorted(key for key in os.environ if key.startswith("ANSIBLE_") and key not in self.settings)
+        assert not inherited, "Ansible settings in the environment would reach the installed collection's runs: %s" % inherited
+        return run_playbook(*[FQCN + "." + name for name in names], project_dir=self.workdir,
+                            env=dict(os.environ, **self.settings), **options)

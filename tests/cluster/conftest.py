@@ -79,5 +79,5 @@ POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
 
 @pytest.fixture(scope="session")
 def site_run(kubeconfig):
-    """site.yml run once, whole, against the local cluster: (return code, output)."""
+    """site.yml run once, whole, against the local cluster: (return code, output), with its events."""
     return run_playbook("site.yml", extra_vars=dict(POOL, training_progress_interval=2))

@@ -1,5 +1,6 @@
 """Distinctive OSS key values for the leak tests, one pair per mode, so a leak says which mode
-leaked: keys in datasets_oss_secrets (plain and vault-encrypted) and inline in a Dataset."""
+leaked: keys in datasets_oss_secrets (plain and vault-encrypted) and inline in a Dataset. A run's
+private data directory (ansible-runner's artifacts: stdout, job_events, command) is searched too."""
 
 import os
 import subprocess
@@ -14,8 +15,22 @@ INLINE = {"fs.oss.accessKeyId": "LEAK-inline-id-5e0c", "fs.oss.accessKeySecret":
 VALUES = list(PLAIN.values()) + list(VAULTED.values()) + list(INLINE.values())
 
 
-def leaks(text):
-    return [value for value in VALUES if value in text]
+def leaks(text, values=VALUES):
+    return [value for value in values if value in text]
+
+
+def leaks_in_run(directory, *more):
+    """{file (relative): [values]} for each file under a run's private data directory that holds a
+    key value, or one of more (a vault password); files read as bytes, so none is passed over."""
+    found = {}
+    for root, _, names in os.walk(directory):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as handle:
+                held = leaks(handle.read().decode("utf-8", "replace"), VALUES + list(more))
+            if held:
+                found[os.path.relpath(path, directory)] = held
+    return found
 
 
 def vaulted_vars(tmp_path):

@@ -9,7 +9,7 @@ import subprocess
 from kubernetes import client
 
 from conftest import CACHE, wait_until
-from playbook import changed_per_host, run_playbook
+from playbook import run_playbook
 
 PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
 
@@ -68,9 +68,9 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
 
 def test_check_mode_reports_but_changes_nothing(api):
     before = node(api).metadata.labels
-    returncode, output = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
-    assert returncode == 0, output[-3000:]
-    assert changed_per_host(output)["gpu-node-1"] == 1
+    run = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.changed_per_host()["gpu-node-1"] == 1, run.tasks("changed")
     assert node(api).metadata.labels == before
 
 

@@ -21,7 +21,7 @@ import yaml
 
 from collection import Installed
 from conftest import POOL
-from playbook import REPO, changed_per_host
+from playbook import REPO
 
 INVENTORY = os.path.join(REPO, "inventory", "local")
 # site.yml's phases, in its order; each changes nothing on the converged cluster.
@@ -43,39 +43,39 @@ def installed(tmp_path_factory, site_run):
     assert returncode == 0, output[-3000:]
 
 
-def run(installed, *names, **options):
+def run_installed(installed, *names, **options):
     """The playbook by its collection name at -v, which names the roles' paths: (return code, output),
     checked to come from the installed copy, not the repository."""
-    returncode, output = installed.playbook(*names, inventory=INVENTORY, verbosity=1, **options)
-    installed.check_roles_installed(output)
-    return returncode, output
+    run = installed.playbook(*names, inventory=INVENTORY, verbosity=1, **options)
+    installed.check_roles_installed(run.output)
+    return run
 
 
-def nothing_changed(output):
-    changed = changed_per_host(output)
-    assert changed and set(changed.values()) == {0}, [line for line in output.splitlines() if line.startswith(("TASK [", "changed:"))]
+def nothing_changed(run):
+    changed = run.changed_per_host()
+    assert changed and set(changed.values()) == {0}, run.tasks("changed")  # {host: [the tasks that changed]}
 
 
 def test_the_whole_deployment_by_its_collection_name_changes_nothing(installed):
     # The second run of site.yml's phases on the converged cluster, nodes included.
-    returncode, output = run(installed, "site", extra_vars=WANTED)
-    assert returncode == 0, output[-3000:]
-    assert "PLAY [Train]" in output
-    nothing_changed(output)
+    run = run_installed(installed, "site", extra_vars=WANTED)
+    assert run.returncode == 0, run.output[-3000:]
+    assert "Train" in run.plays()
+    nothing_changed(run)
 
 
 def test_each_playbook_by_its_collection_name_runs_in_check_mode(installed, tmp_path):
     # One run, the phases one after the other as an operator would run them, then the status gate,
     # the benchmark and the teardown: check mode, since for real the last two would make the dataset
     # again and remove what the later tests use.
-    returncode, output = run(installed, *DEPLOYMENT, "status", "benchmark", "teardown", check=True, extra_vars=dict(
+    run = run_installed(installed, *DEPLOYMENT, "status", "benchmark", "teardown", check=True, extra_vars=dict(
         WANTED, cache_status_require_bound=True, benchmark_report_dir=str(tmp_path / "reports")))
-    assert returncode == 0, output[-3000:]
+    assert run.returncode == 0, run.output[-3000:]
     # Each playbook ran (its first play of its own, as the installed playbook names it).
     for name in DEPLOYMENT + ["status", "benchmark", "teardown"]:
         with open(os.path.join(installed.path, "playbooks", name + ".yml"), encoding="utf-8") as handle:
             first = next(play["name"] for play in yaml.safe_load(handle) if "hosts" in play)
-        assert "PLAY [%s]" % first in output, name
+        assert first in run.plays(), name
     assert not (tmp_path / "reports").exists()
-    # status's gate ran after the deployment's phases in check mode: every dataset is still Bound.
-    assert "Not Bound" not in output
+    # status's gate ran after the deployment's phases in check mode, and passed: every dataset is still Bound.
+    assert run.results(task="Fail unless every dataset is Bound", host="localhost")[0]["status"] == "ok", run.output[-3000:]

@@ -14,7 +14,7 @@ from kubernetes import client
 
 from apiproxy import ApiProxy
 from conftest import CACHE, POOL, cluster, wait_until
-from playbook import folded, read_until, run_playbook, start_playbook
+from playbook import folded, run_playbook, start_playbook
 
 APISERVER_PID = os.path.join(CACHE, "run", "pids", "apiserver")
 
@@ -41,22 +41,21 @@ def pool(api, name="gpu-node-1"):
 
 def test_the_api_server_stopped_mid_run_fails_naming_it_and_a_rerun_converges(api, site_run):
     wanted = dict(POOL, node_labels_extra={"fluidops.io/pool": "outage"})
-    run = start_playbook("playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
+    running = start_playbook("playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
     try:
         # The moment the run turns to the cluster: the hosts are checked, nothing is written yet.
-        seen = read_until(run, "PLAY [Label the GPU nodes in Kubernetes]")
-        assert "PLAY [Label the GPU nodes in Kubernetes]" in seen, seen[-3000:]
+        assert running.wait_for_play("Label the GPU nodes in Kubernetes"), running.output()[-3000:]
         stop_apiserver()
-        output = seen + run.stdout.read()
-        assert run.wait() != 0
     finally:
-        run.stdout.close()
-        run.wait()
+        run = running.finish()
         cluster("up")  # starts what is not running: the apiserver, and any controller that gave up
+    returncode, output = run
+    assert returncode != 0
     text = folded(output)
     # The failure says what could not be reached: the API server's address.
     assert "127.0.0.1" in text and ("16443" in text or "Connection refused" in text), output[-3000:]
-    assert "PLAY [Deploy the cache engine]" not in output and "PLAY RECAP" in output
+    # The run stopped there, with its recap: the engine's play never started.
+    assert "Deploy the cache engine" not in run.plays() and run.recap() is not None, run.plays()
     returncode, output = run_playbook("playbooks/node_labels.yml", "playbooks/engine.yml", extra_vars=wanted)
     assert returncode == 0, output[-3000:]
     assert pool(api) == "outage"
@@ -128,26 +127,23 @@ def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, ku
                                          "name": "imagenet-cut", "dataset": "imagenet", "kubeconfig": str(through_proxy),
                                          "tolerations": POOL["fluidops_gpu_node_taints"],
                                          "wait_timeout": 300, "progress_interval": 300}}]}]))
-    run = start_playbook(str(play), verbosity=1)
+    running = start_playbook(str(play), verbosity=1)
     try:
         # The real loader (Fluid's Job, four alluxio CLI runs) takes seconds: the module is watching.
         wait_until(proxy.watching, seconds=120)
         proxy.refusing = True
         assert proxy.cut() >= 1
         wait_until(lambda: proxy.refused >= 1, seconds=120)  # the module tried to list again, and could not
-        proxy.refusing = False
-        output = run.stdout.read()
-        assert run.wait() == 0, output[-3000:]
+    except BaseException:
+        running.cancel()  # the run goes no further than the failed step
+        raise
     finally:
         proxy.refusing = False
-        if run.poll() is None:
-            run.kill()
-        run.stdout.close()
-        run.wait()
+        run = running.finish()  # the proxy serves the module until the run ends
         proxy.close()
         delete_dataload(api, "imagenet-cut")
+    assert run.returncode == 0, run.output[-3000:]
     assert len(proxy.watch_requests) >= 2, proxy.watch_requests  # a watch after the cut
-    # The task's result, as -v prints it.
-    reconnects = re.search(r"""\breconnects["']?: (\d+)""", output)
-    assert reconnects and int(reconnects.group(1)) >= 1, output[-3000:]
-    assert re.search(r"""\bphase["']?: ["']?Complete""", output), output[-3000:]
+    # The task's result (the play's one task on localhost).
+    [result] = run.results(host="localhost")
+    assert result["res"]["reconnects"] >= 1 and result["res"]["phase"] == "Complete", result["res"]

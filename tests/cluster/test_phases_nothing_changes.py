@@ -13,7 +13,7 @@ import yaml
 from kubernetes import dynamic
 
 from conftest import NODES, POOL
-from playbook import REPO, changed_per_host, run_playbook
+from playbook import REPO, run_playbook
 
 # Every kind the playbooks create, change or delete.
 KINDS = [("v1", "Namespace"), ("v1", "Secret"), ("v1", "ConfigMap"), ("v1", "PersistentVolume"), ("v1", "PersistentVolumeClaim"),
@@ -56,12 +56,12 @@ def test_check_mode_on_every_playbook_changes_nothing(api, site_run, tmp_path):
     before, hosts_before = cluster_state(api), {name: host_state(name) for name in hosts}
     # Every playbook a user runs against a cluster, in one go, asking for changes: other node
     # labels, a fresh dataset for the benchmark, the teardown of everything.
-    returncode, output = run_playbook(
+    run = run_playbook(
         "site.yml", "playbooks/status.yml", "playbooks/benchmark.yml", "playbooks/teardown.yml",
         extra_vars=dict(POOL, node_labels_extra={"fluidops.io/pool": "inference"}, benchmark_report_dir=str(tmp_path / "reports"),
                         cache_status_json_path=str(tmp_path / "status.json")), check=True)
-    assert returncode == 0, output[-4000:]
-    assert sum(changed_per_host(output).values()) > 0  # it reports what it would do
+    assert run.returncode == 0, run.output[-4000:]
+    assert sum(run.changed_per_host().values()) > 0  # it reports what it would do
     after = cluster_state(api)
     assert {key: value for key, value in after.items() if before.get(key) != value} == {}
     assert set(before) - set(after) == set()
@@ -77,11 +77,11 @@ def test_an_unreachable_gpu_host_stops_the_run_before_any_host_or_the_cluster_ch
     hosts["all"]["children"]["gpu_nodes"]["hosts"]["gpu-node-gone"] = None
     (inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))
     before, hosts_before = cluster_state(api), {name: host_state(name) for name in NODES}
-    returncode, output = run_playbook("site.yml", inventory=str(inventory), extra_vars=dict(
+    run = run_playbook("site.yml", inventory=str(inventory), extra_vars=dict(
         POOL, node_labels_extra={"fluidops.io/pool": "inference"}))
-    assert returncode != 0
-    assert "[gpu-node-gone]: UNREACHABLE!" in output, output[-3000:]
+    assert run.returncode != 0
+    assert "gpu-node-gone" in run.tasks("unreachable"), run.output[-3000:]
     # The policy: preflight's node play has any_errors_fatal, so no later play starts.
-    assert "PLAY [Prepare the GPU nodes]" not in output and "PLAY [Label the GPU nodes in Kubernetes]" not in output
+    assert not {"Prepare the GPU nodes", "Label the GPU nodes in Kubernetes"} & set(run.plays()), run.plays()
     assert cluster_state(api) == before
     assert {name: host_state(name) for name in NODES} == hosts_before

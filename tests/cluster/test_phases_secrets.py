@@ -1,6 +1,7 @@
-"""No OSS key reaches the output at -vvv, a rendered file or the status JSON: keys in Secrets,
-vault-encrypted keys, and keys inline in a Dataset (allow_inline_credentials). Real apiserver,
-Fluid controllers and ansible-vault; simulated kubelets.
+"""No OSS key reaches the output at -vvv, the run's artifacts (ansible-runner's job events,
+stdout, command), a rendered file or the status JSON: keys in Secrets, vault-encrypted keys, and
+keys inline in a Dataset (allow_inline_credentials); nor does the vault password reach the
+artifacts. Real apiserver, Fluid controllers and ansible-vault; simulated kubelets.
 
 Each mode has values of its own (keys.py), so a leak says which mode leaked. The Secrets' keys are
 applied to the local cluster and read back (the test fails if the mode was not exercised); the
@@ -9,13 +10,14 @@ test (test_phases_workflow.py), which makes the dataset again: the local dataset
 every GPU node, so a second one could not be placed."""
 
 import base64
+import json
 import os
 
 import pytest
 from kubernetes import client
 
 from conftest import POOL
-from keys import INLINE, PLAIN, VAULTED, leaks, vaulted_vars
+from keys import INLINE, PLAIN, VAULTED, leaks, leaks_in_run, vaulted_vars
 from playbook import run_playbook
 
 
@@ -40,12 +42,14 @@ def test_no_key_in_the_output_at_vvv_nor_in_the_status_json(api, site_run, secre
     status = tmp_path / "status.json"
     env = dict(os.environ, ANSIBLE_VAULT_PASSWORD_FILE=str(password))
     returncode, output = run_playbook("playbooks/datasets.yml", "playbooks/status.yml", extra_vars=dict(
-        POOL, cache_status_json_path=str(status)), extra_files=[str(path)], verbosity=3, env=env)
+        POOL, cache_status_json_path=str(status)), extra_files=[str(path)], verbosity=3, env=env, data_dir=tmp_path / "run")
     assert returncode == 0, output[-3000:]
     # Both modes reached the cluster: the keys are in the Secrets, and nowhere else.
     assert secret_value(api, "imagenet-oss", "fs.oss.accessKeyId") == VAULTED["access_key_id"]
     assert secret_value(api, "leakcheck-oss", "fs.oss.accessKeySecret") == PLAIN["access_key_secret"]
     assert leaks(output) == []
+    assert os.listdir(tmp_path / "run" / "artifacts")  # the artifacts are there to search
+    assert leaks_in_run(tmp_path / "run", password.read_text().strip()) == {}
     assert status.exists() and leaks(status.read_text()) == []
 
 
@@ -55,12 +59,17 @@ def test_no_inline_key_in_the_checks_output_at_vvv_nor_in_rendered_files(tmp_pat
         "mount_point": "oss://imagenet/data/", "name": "imagenet", "allow_inline_credentials": True,
         "options": dict(INLINE, **{"fs.oss.endpoint": "oss-cn-shanghai-internal.aliyuncs.com"})}],
         "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}], "profile": "dl-training"}}]}
+    # In a vars file, as a site would keep them: extra vars given inline are in the run's command artifact.
+    inline_file = tmp_path / "inline.json"
+    inline_file.write_text(json.dumps(inline))
     rendered = tmp_path / "rendered"
     env = dict(os.environ, ANSIBLE_VAULT_PASSWORD_FILE=str(password))
-    returncode, output = run_playbook("playbooks/preflight.yml", "playbooks/render.yml", extra_vars=dict(
-        inline, fluidops_render_dir=str(rendered)), extra_files=[str(path)], verbosity=3, env=env)
+    returncode, output = run_playbook("playbooks/preflight.yml", "playbooks/render.yml", extra_vars={"fluidops_render_dir": str(rendered)},
+                                      extra_files=[str(path), str(inline_file)], verbosity=3, env=env, data_dir=tmp_path / "run")
     assert returncode == 0, output[-3000:]
     assert "OSS keys are inline in the Dataset (allow_inline_credentials)" in output  # the mode was exercised
     assert leaks(output) == []
+    assert os.listdir(tmp_path / "run" / "artifacts")
+    assert leaks_in_run(tmp_path / "run", password.read_text().strip()) == {}
     files = sorted(rendered.glob("*.yaml"))
     assert files and {str(f): leaks(f.read_text()) for f in files if leaks(f.read_text())} == {}

@@ -9,11 +9,11 @@ import re
 import yaml
 from kubernetes import client
 
-from playbook import changed_per_host, folded, run_playbook
+from playbook import folded, run_playbook
 
 
 def play(tmp_path, tasks, check=False):
-    """Runs tasks on localhost with the local inventory's kubeconfig; (return code, output)."""
+    """Runs tasks on localhost with the local inventory's kubeconfig; (return code, output), with its events."""
     path = tmp_path / "play.yml"
     path.write_text(yaml.safe_dump([{"name": "Try a module", "hosts": "localhost", "gather_facts": False,
                                      "module_defaults": {"group/fluidops.accel.fluidops": {"kubeconfig": "{{ fluidops_kubeconfig }}"}},
@@ -103,10 +103,9 @@ def test_an_unknown_dataset_is_a_clear_error(api, tmp_path):
 
 
 def test_check_mode_warmup_creates_nothing(api, tmp_path):
-    returncode, output = play(tmp_path, [{"fluidops.accel.fluid_dataload": {"name": "imagenet-again", "dataset": "imagenet"}}],
-                              check=True)
-    assert returncode == 0, output[-3000:]
-    assert changed_per_host(output)["localhost"] == 1
+    run = play(tmp_path, [{"fluidops.accel.fluid_dataload": {"name": "imagenet-again", "dataset": "imagenet"}}], check=True)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.changed_per_host()["localhost"] == 1
     loads = client.CustomObjectsApi(api).list_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "dataloads")["items"]
     assert "imagenet-again" not in [d["metadata"]["name"] for d in loads]
 

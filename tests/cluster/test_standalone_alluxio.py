@@ -9,7 +9,7 @@ import subprocess
 from kubernetes import client
 
 from conftest import CACHE
-from playbook import changed_per_host, run_playbook
+from playbook import run_playbook
 
 STANDALONE = {"fluidops_engine": "alluxio"}
 
@@ -51,9 +51,9 @@ def test_the_chart_is_installed_on_the_gpu_nodes_with_the_profiles_tuning(api, k
 
 
 def test_a_second_standalone_run_changes_nothing(api):
-    returncode, output = run_playbook("playbooks/engine.yml", extra_vars=STANDALONE)
-    assert returncode == 0, output[-3000:]
-    assert changed_per_host(output)["localhost"] == 0
+    run = run_playbook("playbooks/engine.yml", extra_vars=STANDALONE)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.changed_per_host()["localhost"] == 0, run.tasks("changed")
 
 
 def test_the_seed_store_type_memory_stops_before_the_release_changes(api, kubeconfig):

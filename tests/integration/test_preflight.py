@@ -6,14 +6,13 @@ compares each host's state with a snapshot taken before.
 """
 
 import os
-import re
 import subprocess
 import uuid
 
 import pytest
 import yaml
 
-from playbook import LOCAL_CHARTS, changed_per_host, folded, run_playbook
+from playbook import LOCAL_CHARTS, run_playbook
 
 IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")
 # What the node role would change on a host: fstab, mounts, FUSE config, limits, sysctls, packages.
@@ -64,8 +63,8 @@ def write_inventory(tmp_path, members):
 
 
 def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",)):
-    returncode, output = run_playbook(*playbooks, inventory=inventory, extra_vars=extra_vars, check=check)
-    return returncode, folded(output)
+    """The run (returncode, output; its events), the output's whitespace folded."""
+    return run_playbook(*playbooks, inventory=inventory, extra_vars=extra_vars, check=check).folded()
 
 
 MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
@@ -393,11 +392,12 @@ def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, ex
     inventory = write_inventory(tmp_path, [hosts["good"]])
     message = message.replace("{host}", hosts["good"])
     before = snapshot(hosts["good"])
-    returncode, output = run_site(inventory, extra_vars)
+    run = run_site(inventory, extra_vars)
+    returncode, output = run
     assert returncode != 0
     assert message in output
     # No play after preflight's began: no host, cluster object or release was touched.
-    assert set(re.findall(r"PLAY \[([^\]]+)\]", output)) <= PREFLIGHT_PLAYS
+    assert set(run.plays()) <= PREFLIGHT_PLAYS
     assert snapshot(hosts["good"]) == before
     if request.node.callspec.id in RENDER_ACCEPTS:
         return
@@ -431,19 +431,19 @@ def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
         "hosts": {hosts["good"]: None}, "vars": {"ansible_connection": "containers.podman.podman"}}}}}
     path = tmp_path / "hosts.yml"
     path.write_text(yaml.safe_dump(inventory))
-    returncode, output = run_site(str(path), playbooks=("playbooks/preflight.yml",))
-    assert returncode == 0, output
-    node_play = output.split("PLAY [Check every GPU node]", 1)[1]
-    assert "ok: [%s]" % hosts["good"] in node_play
+    run = run_site(str(path), playbooks=("playbooks/preflight.yml",))
+    assert run.returncode == 0, run.output
+    assert run.tasks("ok", play="Check every GPU node").get(hosts["good"]), run.output
 
 
 def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):
     inventory = write_inventory(tmp_path, [hosts["good"], hosts["nofuse"]])
     before = {name: snapshot(name) for name in hosts.values()}
-    returncode, output = run_site(inventory)
+    run = run_site(inventory)
+    returncode, output = run
     assert returncode != 0
     assert hosts["nofuse"] + " has no usable /dev/fuse. It is a podman container: start it with --device /dev/fuse" in output
-    assert "Prepare the GPU nodes" not in output
+    assert "Prepare the GPU nodes" not in run.plays()
     assert {name: snapshot(name) for name in hosts.values()} == before
 
 
@@ -452,8 +452,8 @@ def test_check_mode_on_a_fresh_host_changes_nothing(hosts, tmp_path):
     before = snapshot(hosts["good"])
     node_vars = {"gpu_node_cache_mounts": [MOUNT], "gpu_node_tier_dirs": [{"path": "/var/lib/docker/alluxio"}]}
     # The node phases only: the cluster phases of site.yml need a cluster these hosts are not in.
-    returncode, output = run_site(inventory, node_vars, check=True, playbooks=("playbooks/preflight.yml", "playbooks/nodes.yml"))
-    assert returncode == 0, output
+    run = run_site(inventory, node_vars, check=True, playbooks=("playbooks/preflight.yml", "playbooks/nodes.yml"))
+    assert run.returncode == 0, run.output
     # Check mode reports what it would change on the fresh host, and changes none of it.
-    assert changed_per_host(output)[hosts["good"]] > 0
+    assert run.changed_per_host()[hosts["good"]] > 0
     assert snapshot(hosts["good"]) == before

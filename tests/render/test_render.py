@@ -18,7 +18,7 @@ import yaml
 
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 from collection import Installed
-from playbook import LOCAL_CHARTS, PARTS, REPO, changed_per_host, folded, run_playbook
+from playbook import LOCAL_CHARTS, PARTS, REPO, folded, run_playbook
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KUBECONFORM = os.environ.get("FLUIDOPS_KUBECONFORM")
@@ -250,9 +250,9 @@ def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
     directory = tmp_path / "out"
     assert render(INVENTORIES["local"], directory)[0] == 0
     before = {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))}
-    returncode, output = render(INVENTORIES["local"], directory)
-    assert returncode == 0, output
-    assert set(changed_per_host(output).values()) == {0}
+    second = render(INVENTORIES["local"], directory)
+    assert second.returncode == 0, second.output
+    assert set(second.changed_per_host().values()) == {0}, second.tasks("changed")
     assert {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))} == before
     # Without the datasets their files go; the rest stays.
     returncode, output = render(INVENTORIES["local"], directory, {"datasets_list": []})
@@ -264,9 +264,9 @@ def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
 
 def test_check_mode_writes_and_removes_nothing(tmp_path):
     fresh = tmp_path / "fresh"
-    returncode, output = render(INVENTORIES["local"], fresh, check=True)
-    assert returncode == 0, output
-    assert sum(changed_per_host(output).values()) > 0  # it says what it would write
+    run = render(INVENTORIES["local"], fresh, check=True)
+    assert run.returncode == 0, run.output
+    assert sum(run.changed_per_host().values()) > 0  # it says what it would write
     assert not fresh.exists()
     # Over an earlier render: a file this one would remove stays, the others are untouched.
     earlier = tmp_path / "earlier"

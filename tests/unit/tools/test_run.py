@@ -1,0 +1,98 @@
+"""tools/run.py end to end on tests/unit/fixtures/runs/tiny.yml (localhost, a few seconds a run):
+the run's artifacts, its summary from the job events, the exit code, and no vault password,
+vaulted value or other environment value in the run's directory, whether the password comes from
+a file or the prompt."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import run
+import run_events
+
+TINY = os.path.join(os.path.dirname(__file__), "..", "fixtures", "runs", "tiny.yml")
+PASSWORD = "vault-pass-7Qx2"
+SECRET = "vaulted-value-7Qx2"
+TOKEN = "env-token-7Qx2"
+LOCALHOST = {"ok": 5, "changed": 1, "failed": 1, "unreachable": 0, "skipped": 1, "ignored": 1, "rescued": 1}
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    """The runs directory, a vault-encrypted vars file with the secret tiny.yml reads, its password file."""
+    monkeypatch.setenv("FLUIDOPS_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("FLUIDOPS_TEST_TOKEN", TOKEN)  # an environment value no artifact may keep
+    password = tmp_path / "vault-password"
+    password.write_text(PASSWORD + "\n")
+    vaulted = tmp_path / "secret.yml"
+    vaulted.write_text("tiny_secret: %s\n" % SECRET)
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-vault"), "encrypt", "--vault-password-file", str(password),
+                    str(vaulted)], check=True, capture_output=True)
+    return tmp_path / "runs", vaulted, password
+
+
+def files_holding(directory, *values):
+    """[(file, value)] for each of the values a file under directory holds."""
+    found = []
+    for root, _, names in os.walk(directory):
+        for name in names:
+            with open(os.path.join(root, name), "rb") as handle:
+                data = handle.read().decode("utf-8", "replace")
+            found += [(os.path.relpath(os.path.join(root, name), directory), value) for value in values if value in data]
+    return found
+
+
+def the_run(runs_dir):
+    [directory] = os.listdir(runs_dir)
+    assert directory.endswith("-tiny")
+    artifacts = os.path.join(runs_dir, directory, "artifacts", directory)
+    return os.path.join(runs_dir, directory), artifacts
+
+
+def test_a_run_keeps_its_artifacts_and_prints_its_summary_from_the_events(runs, capsys):
+    runs_dir, vaulted, password = runs
+    assert run.main([TINY, "-e", "@" + str(vaulted), "--vault-password-file", str(password), "-e", "tiny_note=inline"]) == 2
+    directory, artifacts = the_run(runs_dir)
+    read = lambda name: open(os.path.join(artifacts, name), encoding="utf-8").read()  # noqa: E731
+    assert (read("status"), read("rc")) == ("failed", "2")
+    assert "TASK [Changes something]" in read("stdout") and "PLAY RECAP" in read("stdout")
+    events = [json.loads(read(os.path.join("job_events", name))) for name in os.listdir(os.path.join(artifacts, "job_events"))]
+    assert len(run_events.results(events)) == 8 and run_events.stats(events)["changed"] == {"localhost": 1}
+    summary = json.loads(read("summary.json"))
+    assert {host: {k: v for k, v in numbers.items() if k != "seconds"} for host, numbers in summary["hosts"].items()} == {"localhost": LOCALHOST}
+    assert summary["failures"] == [{"host": "localhost", "play": "Every outcome", "task": "Fails", "unreachable": False,
+                                    "message": "the failure that stops the run"}]
+    assert (summary["status"], summary["rc"], summary["artifacts"]) == ("failed", 2, artifacts)
+    printed = capsys.readouterr().out
+    assert "  FAILED localhost, play Every outcome, task Fails: the failure that stops the run\n" in printed
+    assert "  Artifacts: %s" % artifacts in printed
+    # The command artifact: ansible-playbook's arguments (an inline extra var as given, a vars
+    # file and the password file by path), the environment by name.
+    command = json.loads(read("command"))
+    assert ["-e", "tiny_note=inline"] == command["command"][3:5] and "--vault-password-file" in command["command"]
+    assert command["env"]["FLUIDOPS_TEST_TOKEN"] == "(not recorded)"
+    assert command["env"]["ANSIBLE_HOST_KEY_CHECKING"] == "True"  # as ansible.cfg leaves it, not ansible-runner's False
+    assert files_holding(directory, PASSWORD, SECRET, TOKEN) == []
+    assert not os.path.exists(os.path.join(directory, "env"))
+
+
+def test_a_vault_password_from_the_prompt_is_answered_and_kept_nowhere(runs, monkeypatch):
+    runs_dir, vaulted, _ = runs
+    monkeypatch.setattr(run.getpass, "getpass", lambda prompt: PASSWORD)
+    assert run.main([TINY, "-e", "@" + str(vaulted), "--ask-vault-password"]) == 2
+    directory, artifacts = the_run(runs_dir)
+    with open(os.path.join(artifacts, "summary.json"), encoding="utf-8") as handle:
+        assert json.load(handle)["hosts"]["localhost"]["ok"] == LOCALHOST["ok"]  # the vaulted file was read
+    assert files_holding(directory, PASSWORD, SECRET, TOKEN) == []
+
+
+def test_a_runs_directory_git_would_take_along_is_refused(tmp_path):
+    inside = os.path.join(run.REPO, "fluidops-runs-test")
+    with pytest.raises(SystemExit) as refused:
+        run.new_run_dir([TINY], runs=inside)
+    assert "is inside the git tree and not ignored" in str(refused.value)
+    assert not os.path.exists(inside)
+    assert run.new_run_dir([TINY], runs=str(tmp_path)).startswith(str(tmp_path))
