@@ -113,13 +113,14 @@ run: deps  ## a playbook through ansible-runner, artifacts kept: make run PLAYBO
 	$(run) python tools/run.py $(PLAYBOOK) -i $(INVENTORY) $(if $(EXTRA),-e "$$EXTRA") $(if $(CHECK),--check) \
 	  $(if $(VAULT_PASSWORD_FILE),--vault-password-file "$(VAULT_PASSWORD_FILE)") $(if $(ASK_VAULT_PASS),--ask-vault-password) $(ARGS)
 
+# The demo's run goes through ansible-runner as make run's do: its summary and artifacts' path at its end.
 demo: cluster-up  ## start the local cluster, run site.yml against it, show the cache state
-	$(run) ansible-playbook site.yml
+	$(run) python tools/run.py site.yml -i inventory/local
 	@tools/localcluster/cluster.sh show
 	@# The status playbook's log is kept; its tables end the demo as text.
 	@$(run) ansible-playbook playbooks/status.yml -e cache_status_table_path=$(FLUIDOPS_CACHE_DIR)/demo-status.txt \
 	  > $(FLUIDOPS_CACHE_DIR)/demo-status.log || { cat $(FLUIDOPS_CACHE_DIR)/demo-status.log; exit 1; }
 	@echo; echo "== Cache state (ansible-playbook playbooks/status.yml)"; cat $(FLUIDOPS_CACHE_DIR)/demo-status.txt
-	@echo "Next: ansible-playbook playbooks/benchmark.yml   # NFS baseline vs cold vs warm cache, reports in ./reports"
-	@echo "      ansible-playbook playbooks/status.yml      # this table again; docs/runbooks/ for day-2 operations"
-	@echo "      make cluster-down                          # stop the local cluster (make test starts a fresh one)"
+	@echo "Next: make run PLAYBOOK=playbooks/benchmark.yml   # NFS baseline vs cold vs warm cache, reports in ./reports"
+	@echo "      make run PLAYBOOK=playbooks/status.yml      # this table again; docs/runbooks/ for day-2 operations"
+	@echo "      make cluster-down                           # stop the local cluster (make test starts a fresh one)"
