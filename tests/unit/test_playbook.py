@@ -31,7 +31,7 @@ def test_a_run_followed_while_it_goes_and_cancelled(tmp_path):
     play = tmp_path / "play.yml"
     play.write_text(yaml.safe_dump([
         {"name": "First", "hosts": "localhost", "gather_facts": False, "tasks": [{"ansible.builtin.debug": {"msg": "one"}}]},
-        {"name": "Second", "hosts": "localhost", "gather_facts": False, "tasks": [{"ansible.builtin.pause": {"seconds": 60}}]}]))
+        {"name": "Second", "hosts": "localhost", "gather_facts": False, "tasks": [{"ansible.builtin.command": "sleep 30", "changed_when": False}]}]))
     running = start_playbook(str(play))
     assert running.wait_for_play("Second", seconds=60)["event_data"]["name"] == "Second"
     assert "PLAY [Second]" in running.output()
