@@ -161,10 +161,11 @@ def test_deploy(shell, api):
     # job of that other definition goes first, as the deploy runbook says (the bundle does not
     # replace a job of another definition), and the deployment trains anew.
     custom = client.CustomObjectsApi(api)
-    jobs = ("kubeflow.org", "v2beta1", "default", "mpijobs")
-    for job in custom.list_namespaced_custom_object(*jobs, label_selector="app.kubernetes.io/managed-by=fluidops")["items"]:
+    jobs, bundles = ("kubeflow.org", "v2beta1", "default", "mpijobs"), "app.kubernetes.io/managed-by=fluidops"
+    for job in custom.list_namespaced_custom_object(*jobs, label_selector=bundles)["items"]:
         custom.delete_namespaced_custom_object(*jobs, job["metadata"]["name"])
-    wait_until(lambda: not custom.list_namespaced_custom_object(*jobs)["items"], seconds=120)
+    # The bundle's only: test_localcluster.py's own MPIJob stays.
+    wait_until(lambda: not custom.list_namespaced_custom_object(*jobs, label_selector=bundles)["items"], seconds=120)
     run(shell, "deploy-site")
 
 
