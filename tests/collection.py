@@ -76,7 +76,8 @@ class Installed:
         workdir, through ansible-runner as every test's run (tests/playbook.py): the PlaybookRun,
         ``returncode, output`` and its job events. Options: run_playbook's."""
         # ansible-runner adds to this process's environment and cannot take a variable out of it.
-        inherited = sorted(key for key in os.environ if key.startswith("ANSIBLE_") and key not in self.settings)
-        assert not inherited, "Ansible settings in the environment would reach the installed collection's runs: %s" % inherited
+        inherited = sorted(key for key in os.environ if key.startswith("ANSIBLE_") and key not in self.settings
+                           or key == "PYTHONPATH")
+        assert not inherited, "settings in the environment would reach the installed collection's runs: %s" % inherited
         return run_playbook(*[FQCN + "." + name for name in names], project_dir=self.workdir,
                             env=dict(os.environ, **self.settings), **options)
