@@ -12,7 +12,8 @@ import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import _lines as rank_lines, parse
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import _lines as rank_lines
+from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse
 from conftest import CACHE, NODES, cluster, pinned, wait_until
 from test_real_alluxio import cli, master_info
 
