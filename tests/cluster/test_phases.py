@@ -11,8 +11,6 @@ from kubernetes import client
 from conftest import CACHE, wait_until
 from playbook import run_playbook
 
-PHASES = ("playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml")
-
 
 def node(api, name="gpu-node-1"):
     return client.CoreV1Api(api).read_node(name)
@@ -64,14 +62,6 @@ def test_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
         return claim if claim.status.phase == "Bound" else None
 
     assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
-
-
-def test_check_mode_reports_but_changes_nothing(api):
-    before = node(api).metadata.labels
-    run = run_playbook(*PHASES, extra_vars={"node_labels_extra": {"fluidops.io/pool": "inference"}}, check=True)
-    assert run.returncode == 0, run.output[-3000:]
-    assert run.changed_per_host()["gpu-node-1"] == 1, run.tasks("changed")
-    assert node(api).metadata.labels == before
 
 
 def test_dropped_labels_and_taints_are_removed_when_asked(api):
