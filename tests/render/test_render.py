@@ -9,6 +9,7 @@ Render mode touches no cluster and no host: these tests need neither.
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -246,9 +247,14 @@ def test_the_shipped_schemas_are_those_of_the_pinned_versions(tmp_path):
     assert not stale, "plugins/plugin_utils/schemas is not what the pinned versions give (run make schemas): %s" % ", ".join(stale)
 
 
-def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
-    directory = tmp_path / "out"
-    assert render(INVENTORIES["local"], directory)[0] == 0
+def earlier_render(rendered, directory):
+    """A copy of the local inventory's render (the rendered fixture's): what an earlier run left."""
+    shutil.copytree(rendered["local"][0], directory)
+    return directory
+
+
+def test_a_second_render_changes_nothing_and_removes_what_is_gone(rendered, tmp_path):
+    directory = earlier_render(rendered, tmp_path / "out")
     before = {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))}
     second = render(INVENTORIES["local"], directory)
     assert second.returncode == 0, second.output
@@ -262,15 +268,14 @@ def test_a_second_render_changes_nothing_and_removes_what_is_gone(tmp_path):
     assert "persistentvolume_nfs-imagenet.yaml" in names and "helm-values_fluid-system_fluid.yaml" in names
 
 
-def test_check_mode_writes_and_removes_nothing(tmp_path):
+def test_check_mode_writes_and_removes_nothing(rendered, tmp_path):
     fresh = tmp_path / "fresh"
     run = render(INVENTORIES["local"], fresh, check=True)
     assert run.returncode == 0, run.output
     assert sum(run.changed_per_host().values()) > 0  # it says what it would write
     assert not fresh.exists()
     # Over an earlier render: a file this one would remove stays, the others are untouched.
-    earlier = tmp_path / "earlier"
-    assert render(INVENTORIES["local"], earlier)[0] == 0
+    earlier = earlier_render(rendered, tmp_path / "earlier")
     (earlier / "dataset_default_gone.yaml").write_text("kind: Dataset\n")
     before = {path.name: path.read_text() for path in earlier.iterdir()}
     returncode, output = render(INVENTORIES["local"], earlier, {"datasets_list": []}, check=True)
