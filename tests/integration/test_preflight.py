@@ -383,8 +383,23 @@ BAD_VARIABLES = [
 ]
 
 
-# Render mode writes REDACTED for every key, so it accepts placeholders on purpose.
-RENDER_ACCEPTS = {"oss-key-placeholder"}
+# Render mode refuses bad input with the same preflight role (playbooks/render.yml) and one flag
+# off: preflight_check_credentials, as it writes REDACTED for every key (it accepts placeholders on
+# purpose). One case for each of the role's checks, and the node play's, is rendered too.
+RENDER_CHECKED = {
+    "size-not-a-quantity", "label-value",  # the GPU nodes' variables
+    "renamed-variables", "unknown-engine",  # preflight's own asserts
+    "standalone-watermarks", "fluid-chart-latest",  # each engine's validate
+    "medium-type", "oss-keys-inline-without-opt-in",  # the datasets' validate
+    "warmup-timeout",  # the warm-ups'
+    "tier-above-the-cache-mount", "duplicate-dataset",  # inventory_problems
+    "training-image-latest",  # the training job's
+    "fluid-values-rendered-bad-quantity",  # the chart's objects
+}
+
+
+def test_every_case_rendered_is_a_case():
+    assert RENDER_CHECKED <= {case.id for case in BAD_VARIABLES} - {"oss-key-placeholder"}
 
 
 @pytest.mark.parametrize("extra_vars, message", BAD_VARIABLES)
@@ -399,7 +414,7 @@ def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, ex
     # No play after preflight's began: no host, cluster object or release was touched.
     assert set(run.plays()) <= PREFLIGHT_PLAYS
     assert snapshot(hosts["good"]) == before
-    if request.node.callspec.id in RENDER_ACCEPTS:
+    if request.node.callspec.id not in RENDER_CHECKED:
         return
     # Render mode refuses the same input before it writes anything, its marker included.
     render_dir = tmp_path / "rendered"
