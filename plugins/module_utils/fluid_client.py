@@ -136,6 +136,12 @@ class FluidClient(object):
         self.calls.append(("create", kind, namespace, body["metadata"]["name"]))
         return self.k8s.create(self.resource(kind, api_version), body, namespace=namespace).to_dict()
 
+    def patch(self, kind, name, namespace, body, api_version=FLUID_API):
+        """A JSON merge patch (kubectl patch --type=merge): null removes a key, a list is replaced whole."""
+        self.calls.append(("patch", kind, namespace, name))
+        return self.k8s.patch(self.resource(kind, api_version), body, name=name, namespace=namespace,
+                              content_type="application/merge-patch+json").to_dict()
+
     def delete(self, kind, name, namespace, api_version=FLUID_API):
         self.calls.append(("delete", kind, namespace, name))
         return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace)

@@ -3,8 +3,8 @@ installed into an empty collections path, each playbook run by its collection na
 (`ansible-playbook fluidops.accel.<name>`) from a directory outside the repository, with an empty
 ansible.cfg and the local inventory given by its absolute path (its group_vars find the local
 cluster's kubeconfig, helm and charts from FLUIDOPS_CACHE_DIR or HOME, not from the repository).
-On the cluster site.yml converged, site changes nothing; every other playbook runs in check mode,
-in one run.
+On the cluster site.yml converged, site changes nothing; every playbook runs in check mode, in one
+run, asking for changes, and neither the cluster's objects nor the node hosts change.
 
 Its name puts it after test_phases.py (pytest takes the files in name order; as
 test_collection.py it would deploy ahead of test_localcluster.py's own Helm install of Fluid).
@@ -20,8 +20,9 @@ import pytest
 import yaml
 
 from collection import Installed
-from conftest import POOL
+from conftest import NODES, POOL
 from playbook import REPO
+from state import cluster_state, host_state
 
 INVENTORY = os.path.join(REPO, "inventory", "local")
 # site.yml's phases, in its order; each changes nothing on the converged cluster.
@@ -64,17 +65,27 @@ def test_the_whole_deployment_by_its_collection_name_changes_nothing(installed):
     nothing_changed(run)
 
 
-def test_each_playbook_by_its_collection_name_runs_in_check_mode(installed, tmp_path):
+def test_each_playbook_by_its_collection_name_runs_in_check_mode_and_changes_nothing(installed, api, tmp_path):
     # One run, the phases one after the other as an operator would run them, then the status, the
-    # benchmark and the teardown: check mode, since for real the last two would make the dataset
-    # again and remove what the later tests use.
+    # benchmark and the teardown, asking for changes: other node labels, a fresh dataset for the
+    # benchmark, the teardown of everything. Check mode reports them and makes none.
+    before, hosts_before = cluster_state(api), {name: host_state(name) for name in NODES}
     run = run_installed(installed, *DEPLOYMENT, "status", "benchmark", "teardown", check=True, extra_vars=dict(
-        WANTED, benchmark_report_dir=str(tmp_path / "reports")))
+        WANTED, node_labels_extra={"fluidops.io/pool": "inference"}, benchmark_report_dir=str(tmp_path / "reports"),
+        cache_status_json_path=str(tmp_path / "status.json")))
     assert run.returncode == 0, run.output[-3000:]
     # Each playbook ran (its first play of its own, as the installed playbook names it).
     for name in DEPLOYMENT + ["status", "benchmark", "teardown"]:
         with open(os.path.join(installed.path, "playbooks", name + ".yml"), encoding="utf-8") as handle:
             first = next(play["name"] for play in yaml.safe_load(handle) if "hosts" in play)
         assert first in run.plays(), name
-    assert not (tmp_path / "reports").exists()
+    # It reports what it would do: the other pool label on every node, among others.
+    (labels,) = run.results(task="Label and taint the nodes")
+    assert labels["status"] == "changed" and labels["res"]["patched"] == NODES, labels
+    assert {patch["metadata"]["labels"]["fluidops.io/pool"] for patch in labels["res"]["patches"].values()} == {"inference"}
+    after = cluster_state(api)
+    assert {key: value for key, value in after.items() if before.get(key) != value} == {}
+    assert set(before) - set(after) == set()
+    assert {name: host_state(name) for name in NODES} == hosts_before
+    assert not (tmp_path / "reports").exists() and not (tmp_path / "status.json").exists()
     assert [result["status"] for result in run.results(task="Read the cache state of the datasets")] == ["ok"]

@@ -16,7 +16,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
-from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info, mpijob
+from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info, gpu_node_labels, mpijob
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
 LOGS = os.path.join(FIXTURES, "..", "logs")
@@ -86,6 +86,14 @@ class FakeCluster(object):
         self.objects[(resource.kind, namespace, body["metadata"]["name"])] = stored
         return Instance(stored)
 
+    def patch(self, resource, body, name=None, namespace=None, content_type=None):
+        # Only the JSON merge patch (RFC 7386) is modelled: the one kubectl patch --type=merge sends.
+        assert content_type == "application/merge-patch+json", content_type
+        self.requests.append(("PATCH", resource.kind, namespace, name))
+        key = (resource.kind, namespace, name)
+        self.objects[key] = merge_patch(self.objects[key], body)
+        return Instance(self.objects[key])
+
     def delete(self, resource, name=None, namespace=None):
         self.requests.append(("DELETE", resource.kind, namespace, name))
         self.objects.pop((resource.kind, namespace, name))
@@ -105,6 +113,19 @@ class FakeCluster(object):
         if isinstance(self.logs[name], Exception):
             raise self.logs[name]
         return self.logs[name]
+
+
+def merge_patch(target, patch):
+    """RFC 7386: a mapping merges key by key, null removes the key, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    merged = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = merge_patch(merged.get(key), value)
+    return merged
 
 
 @pytest.fixture
@@ -598,3 +619,78 @@ def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatc
     assert outcome.result["msg"].startswith("lost the watch on Dataset in default and could not reach the API server again "
                                             "before the wait ended")
     assert "Connection refused" in outcome.result["msg"]
+
+
+def k8s_node(name, labels=None, annotations=None, taints=None):
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {}, **{"kubernetes.io/hostname": name}),
+                                                          "annotations": annotations or {}},
+            "spec": {"taints": taints} if taints is not None else {}}
+
+
+GPU = {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}
+DEDICATED = {"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}
+
+
+def label_entry(name, labels=None, taints=(DEDICATED,), remove_dropped=False):
+    return {"name": name, "host": name, "labels": dict(GPU, **(labels or {})), "taints": list(taints), "remove_dropped": remove_dropped}
+
+
+def test_node_labels_lists_once_and_patches_each_node_then_nothing_on_a_second_run(monkeypatch):
+    cordon = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    cluster = FakeCluster([k8s_node("gpu-node-%d" % i, taints=[cordon] if i == 2 else None) for i in (1, 2, 3)])
+    args = {"nodes": [label_entry("gpu-node-1", {"fluidops.io/pool": "training"}), label_entry("gpu-node-2")]}
+    result = run(gpu_node_labels, args, cluster, monkeypatch).result
+    assert result["changed"] and result["patched"] == ["gpu-node-1", "gpu-node-2"]
+    assert cluster.requests == [("GET", "Node", None, None), ("PATCH", "Node", None, "gpu-node-1"), ("PATCH", "Node", None, "gpu-node-2")]
+    assert result["api_calls"] == 3
+    first = cluster.objects[("Node", None, "gpu-node-1")]["metadata"]
+    assert first["labels"]["fluidops.io/pool"] == "training" and first["labels"]["kubernetes.io/hostname"] == "gpu-node-1"
+    assert first["annotations"] == {"fluidops.io/managed-labels": "aliyun.accelerator/nvidia_name,fluidops.io/pool",
+                                    "fluidops.io/managed-taints": "fluidops.io/dedicated"}
+    # A taint someone else set stays, ahead of the managed one.
+    assert cluster.objects[("Node", None, "gpu-node-2")]["spec"]["taints"] == [cordon, DEDICATED]
+    assert "fluidops.io/managed-labels" not in cluster.objects[("Node", None, "gpu-node-3")]["metadata"]["annotations"]
+    cluster.requests.clear()
+    again = run(gpu_node_labels, args, cluster, monkeypatch).result
+    assert not again["changed"] and again["patched"] == [] and cluster.requests == [("GET", "Node", None, None)]
+
+
+def test_node_labels_removes_only_what_it_set_and_only_when_asked(monkeypatch):
+    cluster = FakeCluster([k8s_node("gpu-node-1", labels={"team": "ml"})])
+    run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1", {"fluidops.io/pool": "training"})]}, cluster, monkeypatch)
+    kept = run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1", taints=())]}, cluster, monkeypatch).result
+    node = cluster.objects[("Node", None, "gpu-node-1")]
+    # Dropped from the variables, but kept (and still listed as managed) without remove_dropped.
+    assert kept["changed"] is False and node["metadata"]["labels"]["fluidops.io/pool"] == "training"
+    removed = run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1", taints=(), remove_dropped=True)]}, cluster, monkeypatch).result
+    node = cluster.objects[("Node", None, "gpu-node-1")]
+    assert removed["changed"] and "fluidops.io/pool" not in node["metadata"]["labels"]
+    assert node["metadata"]["labels"]["team"] == "ml" and node["spec"]["taints"] == []
+    assert node["metadata"]["annotations"] == {"fluidops.io/managed-labels": "aliyun.accelerator/nvidia_name", "fluidops.io/managed-taints": ""}
+
+
+def test_node_labels_a_time_the_api_server_added_to_a_taint_is_no_change(monkeypatch):
+    stamped = dict(DEDICATED, timeAdded="2026-11-22T07:00:00Z")
+    annotations = {"fluidops.io/managed-labels": "aliyun.accelerator/nvidia_name", "fluidops.io/managed-taints": "fluidops.io/dedicated"}
+    cluster = FakeCluster([k8s_node("gpu-node-1", labels=GPU, annotations=annotations, taints=[stamped])])
+    result = run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1")]}, cluster, monkeypatch).result
+    assert result["changed"] is False and cluster.requests == [("GET", "Node", None, None)]
+
+
+def test_node_labels_check_mode_reports_the_patches_and_sends_none(monkeypatch):
+    cluster = FakeCluster([k8s_node("gpu-node-1")])
+    result = run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1")]}, cluster, monkeypatch, check=True).result
+    assert result["changed"] and result["patches"]["gpu-node-1"]["metadata"]["labels"] == GPU
+    assert cluster.requests == [("GET", "Node", None, None)]
+    assert "fluidops.io/managed-labels" not in cluster.objects[("Node", None, "gpu-node-1")]["metadata"]["annotations"]
+
+
+def test_node_labels_a_host_without_a_node_fails_before_any_patch(monkeypatch):
+    cluster = FakeCluster([k8s_node("gpu-node-1")])
+    args = {"nodes": [label_entry("gpu-node-1"), dict(label_entry("gpu-node-9"), host="v100-09")]}
+    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
+    with patch_module_args(args), pytest.raises(Failed) as failed:
+        gpu_node_labels.main()
+    assert failed.value.result["msg"] == ("No Kubernetes node named gpu-node-9 for host v100-09: set node_labels_node_name to the "
+                                          "node's name (kubectl get nodes).")
+    assert cluster.requests == [("GET", "Node", None, None)]
