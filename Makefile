@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench-datapath
+.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -81,6 +81,12 @@ test: lint unit  ## everything CI runs
 	@tools/localcluster/build.sh
 	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule
 	@echo "make test: all checks passed"
+
+# A benchmark, not a test: the bundle's runs at 4, 16 and 64 simulated nodes on the local cluster,
+# which it starts if it is down and leaves up. BENCH_ARGS: tools/bench/deploy.py's options (--runs, --sizes).
+bench: host-image  ## the bundle's own speed: cold, idempotent, status and render at 4/16/64 nodes, the OS phase, each tuning's ratio
+	@tools/localcluster/build.sh
+	$(run) python tools/bench/deploy.py $(BENCH_ARGS)
 
 # A benchmark, not a test: about 15 minutes, with the local cluster down (it shares the cores).
 bench-datapath: host-image  ## the data path measured: ramfs, a throttled S3 store, Alluxio cold/warm, profiles, FUSE options

@@ -12,8 +12,8 @@ import subprocess
 import yaml
 from kubernetes import client
 
-from apiproxy import ApiProxy
 from conftest import CACHE, POOL, cluster, wait_until
+from localcluster.apiproxy import ApiProxy
 from playbook import folded, run_playbook, start_playbook
 
 APISERVER_PID = os.path.join(CACHE, "run", "pids", "apiserver")

@@ -25,7 +25,6 @@ import datetime
 import functools
 import json
 import os
-import platform
 import random
 import secrets
 import shutil
@@ -34,6 +33,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from report import machine, pinned, publish
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -524,17 +525,6 @@ def markdown(report):
     return "\n".join(lines) + "\n"
 
 
-def write_document(path, section):
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Benchmarks\n\n"
-    if MARK_BEGIN in text and MARK_END in text:
-        head, rest = text.split(MARK_BEGIN, 1)
-        text = head + section + rest.split(MARK_END, 1)[1].lstrip("\n")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def chart(report, path):
     """Median MiB/s per case on a log scale: small files dark, shards light; the whiskers are the
     min-max of the runs."""
@@ -567,11 +557,6 @@ def chart(report, path):
             draw.line([(x(data["min_mib_s"]), y0 + 6), (x(data["max_mib_s"]), y0 + 6)], fill="black")
             draw.text((x(data["median_mib_s"]) + 4, y0), "%.0f" % data["median_mib_s"], fill="black")
     image.save(path)
-
-
-def machine():
-    memory = next(int(line.split()[1]) for line in open("/proc/meminfo", encoding="utf-8") if line.startswith("MemTotal"))
-    return "%s, %d cores, %.0f GiB, kernel %s" % (platform.node(), os.cpu_count(), memory / 1024 / 1024, platform.release())
 
 
 # -- main ---------------------------------------------------------------------------
@@ -637,14 +622,8 @@ def main():
         "seconds": round(time.monotonic() - began), "local_cluster_up": cluster_up,
     }
     report["goals"] = goals(report["cases"])
-    out = os.path.join(os.path.dirname(args.doc), "benchmarks")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "datapath.json"), "w", encoding="utf-8") as handle:
-        json.dump(report, handle, indent=1, sort_keys=True)
-        handle.write("\n")
-    chart(report, os.path.join(out, "datapath.png"))
-    write_document(args.doc, markdown(report))
-    log("done in %d s: %s, %s" % (report["seconds"], args.doc, os.path.join(out, "datapath.json")))
+    path = publish(args.doc, "datapath", report, chart, markdown(report), MARK_BEGIN, MARK_END)
+    log("done in %d s: %s, %s" % (report["seconds"], args.doc, path))
     for row in report["goals"]:
         log("%-50s %6.2fx %s" % (row["goal"], row["ratio"], "met" if row["met"] else "missed"))
 
@@ -652,13 +631,6 @@ def main():
 def podman_running_cluster():
     done = run(["podman", "ps", "--filter", "label=fluidops.local=host", "--format", "{{.Names}}"], env=podman_env(), check=False)
     return bool(done.stdout.strip())
-
-
-def pinned(name):
-    for line in open(os.path.join(REPO, "tools", "localcluster", "versions.env"), encoding="utf-8"):
-        if line.startswith(name + "="):
-            return line.split(":-", 1)[1].split("}", 1)[0]
-    raise KeyError(name)
 
 
 if __name__ == "__main__":

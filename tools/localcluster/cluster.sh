@@ -135,9 +135,10 @@ install_crds() {
   kubectl wait --for condition=established --timeout 60s crd --all >/dev/null
 }
 
-create_nodes() {
+create_nodes() {  # create_nodes [NAME...]: the simulated V100 nodes (default: the hosts' names)
   local name
-  for name in "${nodes[@]}"; do
+  (($#)) || set -- "${nodes[@]}"
+  for name in "$@"; do
     # The seeds' machines: ecs.gn6v-c10g1.20xlarge, 82 vCPU, 336 GiB, 8 x Tesla V100-SXM2-16GB.
     cat <<NODE
 ---
@@ -220,8 +221,29 @@ controller_started() {  # running, and its log says its manager or informers sta
   running "$1" && grep -qE 'Starting workers|Starting EventSource|Starting controller|starting dataset-controller|starting alluxioruntime-controller' "$run/logs/$1.log"
 }
 
-nodes_ready() {
-  [ "$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True)" -eq "${#nodes[@]}" ]
+nodes_ready() {  # nodes_ready [COUNT]: that many nodes, every one Ready (default: one per host)
+  local states
+  states=$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
+  [ "$(grep -c True <<< "$states")" -eq "${1:-${#nodes[@]}}" ] && [ "$(grep -c . <<< "$states")" -eq "${1:-${#nodes[@]}}" ]
+}
+
+# More simulated GPU nodes than hosts, for the benchmarks at scale (make bench): kwok nodes are
+# API objects with simulated kubelets; the four podman hosts stay, as the OS phase does not grow
+# with them. gpu-node-1..COUNT, the hosts' four first; nodes above COUNT are deleted.
+scale_nodes() {
+  local count=${1:-} names=() extra i
+  if ! [[ $count =~ ^[0-9]+$ ]] || ((count < ${#nodes[@]})); then
+    die "cluster.sh nodes COUNT: COUNT=${count:-(none)} must be a whole number, at least ${#nodes[@]} (the node hosts)"
+  fi
+  if ! running apiserver || ! running kwok; then die "the local cluster is not up: run make cluster-up first"; fi
+  for ((i = 1; i <= count; i++)); do names+=("gpu-node-$i"); done
+  create_nodes "${names[@]}"
+  extra=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' \
+    | awk -F- -v count="$count" '/^gpu-node-[0-9]+$/ && $3 > count')
+  # shellcheck disable=SC2086 # one word per node name
+  [ -z "$extra" ] || kubectl delete node $extra >/dev/null
+  wait_for "$count Ready nodes" 180 nodes_ready "$count" || show_log_and_die kwok "the simulated nodes did not become Ready"
+  log "$count simulated GPU nodes, ${#nodes[@]} node hosts"
 }
 
 start_hosts() {
@@ -324,5 +346,6 @@ case ${1:-} in
   kubeconfig) echo "$kubeconfig" ;;
   status) status ;;
   show) show ;;
-  *) echo "usage: $0 up|down|kubeconfig|status|show" >&2; exit 2 ;;
+  nodes) scale_nodes "${2:-}" ;;
+  *) echo "usage: $0 up|down|kubeconfig|status|show|nodes COUNT" >&2; exit 2 ;;
 esac

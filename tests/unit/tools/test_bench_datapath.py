@@ -14,6 +14,7 @@ import pytest
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench")
 sys.path.insert(0, BENCH)
 import datapath  # noqa: E402  pylint: disable=wrong-import-position
+import report  # noqa: E402  pylint: disable=wrong-import-position
 import throttle  # noqa: E402  pylint: disable=wrong-import-position
 
 
@@ -114,7 +115,7 @@ def test_the_report_section_replaces_only_its_own(tmp_path, before):
     path = tmp_path / "benchmarks.md"
     path.write_text(before)
     section = "<!-- datapath:begin -->\nnew\n<!-- datapath:end -->\n"
-    datapath.write_document(str(path), section)
+    report.write_document(str(path), section, datapath.MARK_BEGIN, datapath.MARK_END)
     text = path.read_text()
     assert text.count("<!-- datapath:begin -->") == 1 and "new" in text and "old" not in text
     assert ("kept" in text) == ("kept" in before) and text.startswith("# Benchmarks")

@@ -4,7 +4,9 @@ connections for a while: the fault of a watch dropped mid-wait.
 
 It holds the local cluster's own server certificate and key, so a kubeconfig that trusts the API
 server trusts the proxy. It ends TLS on both sides, so it reads each request line and knows
-which connections carry a watch (``?watch=true``, as the Kubernetes Python client asks for one)."""
+which connections carry a watch (``?watch=true``, as the Kubernetes Python client asks for one),
+and it counts every request by method and path: the benchmark (tools/bench/deploy.py) reads how
+many API calls a run makes from it. Used by tests/cluster/test_phases_faults.py too."""
 
 import re
 import socket
@@ -13,6 +15,8 @@ import struct
 import threading
 
 WATCH_REQUEST = re.compile(rb"^GET \S*[?&]watch=(?:true|1)\b", re.IGNORECASE | re.MULTILINE)
+# An HTTP/1.1 request line (the proxy offers no HTTP/2, so Go's clients, Helm's, speak 1.1 too).
+REQUEST_LINE = re.compile(rb"^(GET|POST|PUT|PATCH|DELETE|HEAD) (/\S*) HTTP/1\.[01]\r$", re.MULTILINE)
 
 
 def reset(sock):
@@ -37,6 +41,7 @@ class ApiProxy:
         self.lock = threading.Lock()
         self.open = {}  # client side: (API server side, whether it carried a watch), for each open connection
         self.watch_requests = []  # the watches' request lines, in order
+        self.requests = []  # (method, path without its query) of every request, in order
         self.refusing = False
         self.refused = 0
         threading.Thread(target=self._accept, daemon=True).start()
@@ -94,6 +99,11 @@ class ApiProxy:
                 data = source.recv(65536)
                 if not data:
                     break
+                if requests:
+                    lines = [(m.group(1).decode(), m.group(2).decode().split("?", 1)[0]) for m in REQUEST_LINE.finditer(data)]
+                    if lines:
+                        with self.lock:
+                            self.requests.extend(lines)
                 request = WATCH_REQUEST.search(data) if requests else None
                 if request:
                     with self.lock:

@@ -1,0 +1,74 @@
+"""The deployment benchmark's parts (tools/bench/deploy.py) that need no cluster: the inventory at
+a size, the defaults config, the per-node growth, the goals and the report."""
+
+import os
+import sys
+
+import pytest
+import yaml
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench")
+sys.path.insert(0, BENCH)
+import deploy  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def test_the_inventory_at_a_size_lists_every_node_and_reaches_the_four_hosts_by_turns(tmp_path):
+    directory = deploy.inventory_for(str(tmp_path), 6)
+    with open(os.path.join(directory, "hosts.yml"), encoding="utf-8") as handle:
+        hosts = yaml.safe_load(handle)["all"]["children"]["gpu_nodes"]["hosts"]
+    assert list(hosts) == ["gpu-node-%d" % i for i in range(1, 7)]
+    assert [hosts["gpu-node-%d" % i] for i in range(1, 5)] == [None] * 4
+    assert hosts["gpu-node-5"] == {"ansible_host": "gpu-node-1"} and hosts["gpu-node-6"] == {"ansible_host": "gpu-node-2"}
+    assert os.path.isfile(os.path.join(directory, "group_vars", "all.yml"))
+
+
+def test_the_defaults_config_drops_only_the_tuning_and_keeps_the_repositorys_paths(tmp_path):
+    with open(deploy.defaults_config(str(tmp_path)), encoding="utf-8") as handle:
+        text = handle.read()
+    keys = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line and not line.startswith("#")}
+    assert not keys & set(deploy.TUNING_KEYS) and "stdout_callback" in keys
+    assert "collections_path = %s/.collections:" % deploy.REPO in text and "roles_path = %s/roles\n" % deploy.REPO in text
+
+
+@pytest.mark.parametrize("text, message", [("4,x", "give node counts"), ("2,16", "at least 4")])
+def test_bad_sizes_are_refused_naming_the_value(text, message):
+    with pytest.raises(Exception) as refused:
+        deploy.sizes_argument(text)
+    assert message in str(refused.value) and text in str(refused.value)
+
+
+def measure(median, requests=10, changed=0):
+    result = {"seconds": median, "cpu_seconds": median / 2, "requests": requests, "changed": changed, "requests_by_verb": {"GET": requests}}
+    return deploy.summarize([result, dict(result, seconds=median * 1.1), dict(result, seconds=median * 0.9)])
+
+
+def size(nodes, cold, idempotent, status):
+    return {"nodes": nodes, "cold": measure(cold, 100 + nodes), "idempotent": measure(idempotent, 20 + nodes), "status": measure(status, 3),
+            "render": measure(5.0, 0)}
+
+
+def test_growth_goals_and_the_report_come_from_the_medians(tmp_path):
+    report = {"machine": "vm", "date": "2026-11-22", "commit": "abc1234", "runs": 3,
+              "cluster": [size(4, 100.0, 20.0, 2.0), size(64, 220.0, 80.0, 4.0)],
+              "os_phase": [{"hosts": 2, "cold": measure(60.0), "idempotent": measure(10.0)}],
+              "tunings": [{"name": "batched node labels", "what": "one list", "nodes": 64, "tuned": measure(8.0, 2),
+                           "defaults": measure(40.0, 128), "ratio": 0.2}]}
+    report["per_node"] = {"cold_seconds": deploy.per_node(report["cluster"], "cold"),
+                          "idempotent_seconds": deploy.per_node(report["cluster"], "idempotent"),
+                          "status_seconds": deploy.per_node(report["cluster"], "status"),
+                          "cold_requests": deploy.per_node(report["cluster"], "cold", "requests"),
+                          "idempotent_requests": deploy.per_node(report["cluster"], "idempotent", "requests")}
+    assert report["per_node"]["cold_seconds"] == 2.0 and report["per_node"]["idempotent_requests"] == 1.0
+    goals = {row["goal"]: row for row in deploy.goals(report)}
+    assert goals["idempotent <= 1/4 of cold at 4 nodes"]["value"] == 0.2 and goals["idempotent <= 1/4 of cold at 4 nodes"]["met"]
+    assert goals["idempotent <= 1/4 of cold at 64 nodes"]["value"] == 0.36 and not goals["idempotent <= 1/4 of cold at 64 nodes"]["met"]
+    assert goals["cluster phases (cold) at 64 nodes <= 2x at 4"]["value"] == 2.2
+    assert not goals["status.yml < 3 s at 64 nodes"]["met"]
+    report["goals"] = deploy.goals(report)
+    report["growth_notes"] = deploy.growth_notes(report)
+    text = deploy.markdown(report)
+    assert text.startswith(deploy.MARK_BEGIN) and text.rstrip().endswith(deploy.MARK_END)
+    assert "| 64 | **220.0** (198.0-242.0) | **80.0** (72.0-88.0) | **4.0** (3.6-4.4) |" in text
+    assert "| batched node labels: one list | 64 | **8.0** (7.2-8.8) | **40.0** (36.0-44.0) | **0.20x** | 2 / 128 |" in text
+    deploy.chart(report, str(tmp_path / "deploy.png"))
+    assert (tmp_path / "deploy.png").read_bytes().startswith(b"\x89PNG")
