@@ -102,17 +102,18 @@ class Bench:
         after_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         requests = self.proxy.requests[before_requests:]
         try:
-            stats = json.loads(done.stdout[done.stdout.index("{"):])["stats"]
+            document = json.loads(done.stdout[done.stdout.index("{"):])
         except ValueError:
-            stats = {}
-        result = {"seconds": round(seconds, 2), "rc": done.returncode,
+            document = {}
+        stats = document.get("stats", {})
+        result = {"seconds": round(seconds, 2), "rc": done.returncode, "slowest_tasks": slowest_tasks(document),
                   "cpu_seconds": round(after_cpu.ru_utime + after_cpu.ru_stime - before_cpu.ru_utime - before_cpu.ru_stime, 2),
                   "requests": len(requests), "requests_by_verb": dict(collections.Counter(method for method, _ in requests)),
                   "changed": sum(host.get("changed", 0) for host in stats.values()),
                   "failed": sum(host.get("failures", 0) + host.get("unreachable", 0) for host in stats.values())}
         if done.returncode:
-            raise SystemExit("bench: %s failed (exit %d):\n%s" % (" ".join(playbooks), done.returncode,
-                                                                   (done.stdout + done.stderr)[-4000:]))
+            raise SystemExit("bench: %s failed (exit %d): %s" % (" ".join(playbooks), done.returncode,
+                                                                 "; ".join(failures(document)) or (done.stdout + done.stderr)[-4000:]))
         return result
 
     def repeat(self, what, measure, prepare=None):
@@ -127,10 +128,35 @@ class Bench:
         return summarize(results)
 
 
+def _task_results(document):
+    """(task name, seconds, {host: result}) of each task of an ansible.posix.json document."""
+    for play in document.get("plays", []):
+        for task in play.get("tasks", []):
+            duration = task["task"].get("duration") or {}
+            try:
+                seconds = (datetime.datetime.fromisoformat(duration["end"].rstrip("Z"))
+                           - datetime.datetime.fromisoformat(duration["start"].rstrip("Z"))).total_seconds()
+            except (KeyError, ValueError):
+                seconds = 0.0
+            yield task["task"]["name"], seconds, task.get("hosts", {})
+
+
+def slowest_tasks(document, count=8):
+    """The run's slowest tasks, [seconds, name], by wall time (all hosts of the task)."""
+    return [[round(seconds, 1), name] for name, seconds, _ in sorted(_task_results(document), key=lambda t: -t[1])[:count]]
+
+
+def failures(document):
+    """Each failed result of a run: "task [host]: message"."""
+    return ["%s [%s]: %s" % (name, host, str(result.get("msg", ""))[:500]) for name, _, hosts in _task_results(document)
+            for host, result in hosts.items() if result.get("failed") or result.get("unreachable")]
+
+
 def summarize(results):
     """The runs of one measure: median and min-max of their seconds, CPU seconds and requests."""
     return {"seconds": spread([r["seconds"] for r in results]), "cpu_seconds": spread([r["cpu_seconds"] for r in results]),
-            "requests": spread([r["requests"] for r in results]), "changed": [r["changed"] for r in results], "results": results}
+            "requests": spread([r["requests"] for r in results]), "changed": [r["changed"] for r in results], "results": results,
+            "slowest_tasks": results[0].get("slowest_tasks", [])}
 
 
 def defaults_config(work):
@@ -332,6 +358,10 @@ def markdown(report):
               "requests, status.yml %+.3f s." % (cluster[0]["nodes"], cluster[-1]["nodes"], growth["cold_seconds"],
                                                  growth["cold_requests"], growth["idempotent_seconds"], growth["idempotent_requests"],
                                                  growth["status_seconds"])]
+    largest = cluster[-1]
+    for name in ("cold", "idempotent"):
+        lines.append("Where the %s run's time goes at %d nodes (its slowest tasks, wall seconds): %s." % (
+            name, largest["nodes"], "; ".join("%s %.1f" % (task, seconds) for seconds, task in largest[name].get("slowest_tasks", []))))
     lines += ["", "| OS phase (nodes.yml) | cold s | idempotent s |", "|---|---|---|"]
     for row in report["os_phase"]:
         lines.append("| %d hosts | %s | %s |" % (row["hosts"], cell(row["cold"]["seconds"]), cell(row["idempotent"]["seconds"])))

@@ -72,3 +72,14 @@ def test_growth_goals_and_the_report_come_from_the_medians(tmp_path):
     assert "| batched node labels: one list | 64 | **8.0** (7.2-8.8) | **40.0** (36.0-44.0) | **0.20x** | 2 / 128 |" in text
     deploy.chart(report, str(tmp_path / "deploy.png"))
     assert (tmp_path / "deploy.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_slowest_tasks_and_the_failures_are_read_from_the_json_callback():
+    def task(name, start, end, **hosts):
+        return {"task": {"name": name, "duration": {"start": "2026-11-22T08:00:%02d.000000Z" % start,
+                                                     "end": "2026-11-22T08:00:%02d.500000Z" % end}}, "hosts": hosts}
+    document = {"plays": [{"tasks": [task("Read", 0, 1, localhost={"changed": False}),
+                                     task("Wait until Bound", 1, 30, localhost={"failed": True, "msg": "Timed out after 29 s"}),
+                                     task("Label", 30, 32, **{"gpu-node-1": {"unreachable": True, "msg": "no container"}})]}]}
+    assert deploy.slowest_tasks(document, count=2) == [[29.5, "Wait until Bound"], [2.5, "Label"]]
+    assert deploy.failures(document) == ["Wait until Bound [localhost]: Timed out after 29 s", "Label [gpu-node-1]: no container"]
