@@ -386,10 +386,10 @@ def growth_notes(report):
     verbs = collections.Counter(largest["idempotent"]["results"][0]["requests_by_verb"])
     notes.append("- The idempotent run at %d nodes made %s requests (%s)." % (
         largest["nodes"], largest["idempotent"]["requests"]["median"], ", ".join("%s %d" % item for item in sorted(verbs.items()))))
-    notes.append("- Each GPU host is a host of preflight's node play (fact gathering and the /dev/fuse checks run on every "
-                 "host, in forks): that cost is per host and linear, on this machine %+.2f s of wall time per node for the whole "
-                 "idempotent run. Checking a sample of hosts, or caching facts between runs (fact_caching=jsonfile), would "
-                 "remove most of it." % report["per_node"]["idempotent_seconds"])
+    notes.append("- The whole idempotent run grows by %+.2f s per added node on this machine. Per GPU host, preflight's node "
+                 "play gathers facts and checks /dev/fuse (in forks); caching facts between runs (fact_caching=jsonfile) or "
+                 "checking a sample of the hosts would cut that part, which this run does not measure apart."
+                 % report["per_node"]["idempotent_seconds"])
     notes.append("- The node labels are one list and a patch per node that differs (gpu_node_labels): no request per node "
                  "when nothing changed.")
     return notes
