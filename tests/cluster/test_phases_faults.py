@@ -5,7 +5,6 @@ simulated kubelets."""
 
 import json
 import os
-import re
 import signal
 import subprocess
 
@@ -113,13 +112,8 @@ def delete_dataload(api, name):
 
 
 def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, kubeconfig, site_run, tmp_path):
-    with open(kubeconfig, encoding="utf-8") as handle:
-        original = handle.read()
-    pki = os.path.join(CACHE, "run", "pki")
-    proxy = ApiProxy(int(re.search(r"server: https://127\.0\.0\.1:(\d+)", original).group(1)),
-                     os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
     through_proxy = tmp_path / "kubeconfig"
-    through_proxy.write_text(proxy.kubeconfig(original))
+    proxy = ApiProxy.in_front_of(kubeconfig, os.path.join(CACHE, "run", "pki"), str(through_proxy))
     play = tmp_path / "play.yml"
     # One slice (progress_interval >= wait_timeout): one module, one wait, so the cut falls inside it.
     play.write_text(yaml.safe_dump([{"name": "Warm the cache over a network that drops", "hosts": "localhost", "gather_facts": False,

@@ -74,16 +74,9 @@ def run(command, env=None, check=True):
 class Bench:
     def __init__(self, work, runs):
         self.work, self.runs = work, runs
-        kubeconfig = run([CLUSTER, "kubeconfig"]).stdout.strip()
-        with open(kubeconfig, encoding="utf-8") as handle:
-            original = handle.read()
-        pki = os.path.join(LOCAL, "run", "pki")
-        self.proxy = ApiProxy(int(re.search(r"server: https://127\.0\.0\.1:(\d+)", original).group(1)),
-                              os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
+        self.direct_kubeconfig = run([CLUSTER, "kubeconfig"]).stdout.strip()
         self.kubeconfig = os.path.join(work, "kubeconfig")
-        with open(self.kubeconfig, "w", encoding="utf-8") as handle:
-            handle.write(self.proxy.kubeconfig(original))
-        self.direct_kubeconfig = kubeconfig
+        self.proxy = ApiProxy.in_front_of(self.direct_kubeconfig, os.path.join(LOCAL, "run", "pki"), self.kubeconfig)
         self.configs = {"tuned": os.path.join(REPO, "ansible.cfg"), "defaults": defaults_config(work)}
 
     def playbook(self, playbooks, inventory, extra_vars=None, config="tuned", project=REPO, env=None):
@@ -116,12 +109,10 @@ class Bench:
                                                                  "; ".join(failures(document)) or (done.stdout + done.stderr)[-4000:]))
         return result
 
-    def repeat(self, what, measure, prepare=None):
-        """{summary per measure, runs} of ``runs`` repetitions; ``prepare`` runs before each."""
+    def repeat(self, what, measure):
+        """The summary of ``runs`` repetitions of ``measure``."""
         results = []
         for index in range(self.runs):
-            if prepare:
-                prepare()
             results.append(measure())
             log("%s, run %d/%d: %.1f s, %d API requests, changed=%d" % (
                 what, index + 1, self.runs, results[-1]["seconds"], results[-1]["requests"], results[-1]["changed"]))

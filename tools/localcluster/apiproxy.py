@@ -8,6 +8,7 @@ which connections carry a watch (``?watch=true``, as the Kubernetes Python clien
 and it counts every request by method and path: the benchmark (tools/bench/deploy.py) reads how
 many API calls a run makes from it. Used by tests/cluster/test_phases_faults.py too."""
 
+import os
 import re
 import socket
 import ssl
@@ -45,6 +46,18 @@ class ApiProxy:
         self.refusing = False
         self.refused = 0
         threading.Thread(target=self._accept, daemon=True).start()
+
+    @classmethod
+    def in_front_of(cls, kubeconfig, pki, path):
+        """A proxy in front of the local cluster whose kubeconfig is ``kubeconfig`` (its server
+        certificate and key in ``pki``), and a copy of that kubeconfig pointing at it, written to ``path``."""
+        with open(kubeconfig, encoding="utf-8") as handle:
+            original = handle.read()
+        proxy = cls(int(re.search(r"server: https://127\.0\.0\.1:(\d+)", original).group(1)),
+                    os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(proxy.kubeconfig(original))
+        return proxy
 
     def kubeconfig(self, original):
         """The text of ``original`` (a kubeconfig) with its server moved to this proxy."""
