@@ -94,10 +94,7 @@ class Bench:
         seconds = time.monotonic() - started
         after_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         requests = self.proxy.requests[before_requests:]
-        try:
-            document = json.loads(done.stdout[done.stdout.index("{"):])
-        except ValueError:
-            document = {}
+        document = last_document(done.stdout)
         stats = document.get("stats", {})
         result = {"seconds": round(seconds, 2), "rc": done.returncode, "slowest_tasks": slowest_tasks(document),
                   "cpu_seconds": round(after_cpu.ru_utime + after_cpu.ru_stime - before_cpu.ru_utime - before_cpu.ru_stime, 2),
@@ -117,6 +114,22 @@ class Bench:
             log("%s, run %d/%d: %.1f s, %d API requests, changed=%d" % (
                 what, index + 1, self.runs, results[-1]["seconds"], results[-1]["requests"], results[-1]["changed"]))
         return summarize(results)
+
+
+def last_document(text):
+    """The run's ansible.posix.json document: the callback prints one per playbook of the command
+    line, each holding every play so far and the stats so far, so the last one is the whole run.
+    {} when there is none (a run that failed before its first recap)."""
+    decoder, document, index = json.JSONDecoder(), {}, 0
+    text = "\n" + text  # each document starts a line
+    while True:
+        index = text.find("\n{", index)
+        if index < 0:
+            return document
+        try:
+            document, index = decoder.raw_decode(text, index + 1)
+        except ValueError:
+            index += 2
 
 
 def _task_results(document):

@@ -10,6 +10,7 @@ many API calls a run makes from it. Used by tests/cluster/test_phases_faults.py 
 
 import os
 import re
+import select
 import socket
 import ssl
 import struct
@@ -74,7 +75,8 @@ class ApiProxy:
             cut, self.open = self.open, {}
         for client_side, (server_side, _) in cut.items():
             reset(client_side)
-            reset(server_side)
+            if server_side is not None:
+                reset(server_side)
         return sum(1 for _, watch in cut.values() if watch)
 
     def close(self):
@@ -95,45 +97,70 @@ class ApiProxy:
             threading.Thread(target=self._serve, args=(raw,), daemon=True).start()
 
     def _serve(self, raw):
+        """One client connection. Its API server side is opened only when the client's first
+        request arrives, as an L7 load balancer does: Go's HTTP/1.1 clients (Helm's) dial spare
+        connections they may leave unused, and the API server closes a connection that brings
+        no request within 32 s; opened at once, that close reached the client while it was
+        sending a DELETE on the connection (Helm: "failed to delete release")."""
+        client_side = server_side = None
         try:
             client_side = self.server_tls.wrap_socket(raw, server_side=True)
-            server_side = self.client_tls.wrap_socket(socket.create_connection(self.upstream), server_hostname="127.0.0.1")
-        except (OSError, ssl.SSLError):
-            reset(raw)
-            return
-        with self.lock:
-            self.open[client_side] = (server_side, False)
-        threading.Thread(target=self._pump, args=(server_side, client_side), daemon=True).start()
-        self._pump(client_side, server_side, requests=True)
-
-    def _pump(self, source, sink, requests=False):
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                if requests:
-                    lines = [(m.group(1).decode(), m.group(2).decode().split("?", 1)[0]) for m in REQUEST_LINE.finditer(data)]
-                    if lines:
-                        with self.lock:
-                            self.requests.extend(lines)
-                request = WATCH_REQUEST.search(data) if requests else None
-                if request:
-                    with self.lock:
-                        self.watch_requests.append(data[request.start():data.find(b"\r\n", request.start())].decode())
-                        if source in self.open:
-                            self.open[source] = (sink, True)
-                sink.sendall(data)
-        except (OSError, ssl.SSLError):
-            pass
+            with self.lock:
+                self.open[client_side] = (None, False)
+            first = client_side.recv(65536)
+            if first:
+                while client_side.pending():
+                    first += client_side.recv(client_side.pending())
+                server_side = self.client_tls.wrap_socket(socket.create_connection(self.upstream), server_hostname="127.0.0.1")
+                with self.lock:
+                    if client_side not in self.open:
+                        return  # cut meanwhile
+                    self.open[client_side] = (server_side, False)
+                self._note(client_side, first)
+                server_side.sendall(first)
+                self._relay(client_side, server_side)
+        except (OSError, ssl.SSLError, ValueError):
+            reset(client_side or raw)
         finally:
             with self.lock:
-                self.open.pop(source if requests else sink, None)
-            # One side ended: end the other too, as a TCP proxy does. The shutdown wakes the thread
-            # reading it; a close alone would leave that read, and the client, waiting.
-            for side in (source, sink):
+                self.open.pop(client_side, None)
+            # One side ended: end the other too, as a TCP proxy does.
+            for side in (client_side or raw, server_side):
+                if side is None:
+                    continue
                 try:
                     socket.socket.shutdown(side, socket.SHUT_RDWR)
                 except OSError:
                     pass
                 side.close()
+
+    def _relay(self, client_side, server_side):
+        """Copies both ways until a side ends, in this one thread: OpenSSL's SSL objects are not
+        to be read in one thread while another writes them."""
+        peer = {client_side: server_side, server_side: client_side}
+        try:
+            while True:
+                readable, _, _ = select.select(list(peer), [], [])
+                for source in readable:
+                    # recv returns what one TLS record holds; pending() tells what is decrypted and left.
+                    data = source.recv(65536)
+                    if not data:
+                        return
+                    while source.pending():
+                        data += source.recv(source.pending())
+                    if source is client_side:
+                        self._note(client_side, data)
+                    peer[source].sendall(data)
+        except (OSError, ssl.SSLError, ValueError):
+            return  # reset or closed (cut() closes the sockets under this loop)
+
+    def _note(self, client_side, data):
+        """Counts the request lines in what the client sent, and marks a connection that asks for a watch."""
+        lines = [(m.group(1).decode(), m.group(2).decode().split("?", 1)[0]) for m in REQUEST_LINE.finditer(data)]
+        request = WATCH_REQUEST.search(data)
+        with self.lock:
+            self.requests.extend(lines)
+            if request:
+                self.watch_requests.append(data[request.start():data.find(b"\r\n", request.start())].decode())
+                if client_side in self.open:
+                    self.open[client_side] = (self.open[client_side][0], True)

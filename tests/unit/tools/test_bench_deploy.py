@@ -1,6 +1,7 @@
 """The deployment benchmark's parts (tools/bench/deploy.py) that need no cluster: the inventory at
 a size, the defaults config, the per-node growth, the goals and the report."""
 
+import json
 import os
 import sys
 
@@ -83,3 +84,13 @@ def test_the_slowest_tasks_and_the_failures_are_read_from_the_json_callback():
                                      task("Label", 30, 32, **{"gpu-node-1": {"unreachable": True, "msg": "no container"}})]}]}
     assert deploy.slowest_tasks(document, count=2) == [[29.5, "Wait until Bound"], [2.5, "Label"]]
     assert deploy.failures(document) == ["Wait until Bound [localhost]: Timed out after 29 s", "Label [gpu-node-1]: no container"]
+
+
+def test_a_run_of_several_playbooks_is_read_from_the_last_of_the_callbacks_documents():
+    # ansible.posix.json prints a document at each playbook's end, each with every play and the stats so far.
+    first = {"plays": [{"tasks": []}], "stats": {"localhost": {"changed": 2}}}
+    last = {"plays": [{"tasks": []}, {"tasks": []}], "stats": {"localhost": {"changed": 3}, "gpu-node-1": {"changed": 1}}}
+    text = "a warning with a { in it\n%s\n%s\n" % (json.dumps(first, indent=4), json.dumps(last, indent=4))
+    assert deploy.last_document(text) == last
+    assert deploy.last_document(json.dumps(first, indent=4)) == first
+    assert deploy.last_document("no recap at all\n") == {}
