@@ -124,6 +124,21 @@ class FluidClient(object):
         result = self.k8s.get(self.resource(kind, api_version), **params).to_dict()
         return result.get("items") or [], (result.get("metadata") or {}).get("resourceVersion")
 
+    def list_metadata(self, kind, api_version, namespace=None):
+        """The objects' metadata only (a PartialObjectMetadataList, as ``kubectl get -o name``
+        asks): no spec or status crosses the wire."""
+        self.calls.append(("list", kind, namespace, "metadata"))
+        resource = self.resource(kind, api_version)
+        result = self.k8s.client.request("get", resource.path(namespace=namespace), header_params={
+            "Accept": "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"}).to_dict()
+        return result.get("items") or []
+
+    def server_side_apply(self, kind, body, api_version, namespace=None, field_manager="fluidops", force_conflicts=False):
+        """``kubectl apply --server-side``: the object as the API server then has it."""
+        self.calls.append(("apply", kind, namespace, body["metadata"]["name"]))
+        return self.k8s.client.server_side_apply(self.resource(kind, api_version), body, namespace=namespace,
+                                                 field_manager=field_manager, force_conflicts=force_conflicts).to_dict()
+
     def watch(self, kind, namespace, resource_version, seconds, api_version=FLUID_API):
         """Events (type, object dict) for ``seconds`` at most, from ``resource_version``."""
         self.calls.append(("watch", kind, namespace, seconds))

@@ -16,7 +16,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
-from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, fluid_dataload, fluid_dataset_info, gpu_node_labels, mpijob
+from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, chart_crds, fluid_dataload, fluid_dataset_info, gpu_node_labels, mpijob
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
 LOGS = os.path.join(FIXTURES, "..", "logs")
@@ -52,6 +52,9 @@ class Instance(dict):
 class Resource(object):
     def __init__(self, kind):
         self.kind = kind
+
+    def path(self, namespace=None):
+        return "/%s/%s" % (namespace, self.kind) if namespace else "/" + self.kind
 
 
 class FakeCluster(object):
@@ -93,6 +96,26 @@ class FakeCluster(object):
         key = (resource.kind, namespace, name)
         self.objects[key] = merge_patch(self.objects[key], body)
         return Instance(self.objects[key])
+
+    def request(self, method, path, header_params=None):
+        # Only the metadata-only list (PartialObjectMetadataList) is modelled.
+        assert method == "get" and "as=PartialObjectMetadataList" in header_params["Accept"], (method, header_params)
+        namespace, kind = ([None] + path.strip("/").split("/"))[-2:]
+        self.requests.append(("GET metadata", kind, namespace, None))
+        return Instance({"items": [{"metadata": copy.deepcopy(o["metadata"])} for (k, ns, _), o in sorted(self.objects.items())
+                                   if k == kind and ns == namespace]})
+
+    def server_side_apply(self, resource, body, namespace=None, field_manager=None, force_conflicts=None):
+        # The API server's bookkeeping: generation starts at 1 and moves when the spec does.
+        self.requests.append(("APPLY", resource.kind, namespace, body["metadata"]["name"]))
+        key = (resource.kind, namespace, body["metadata"]["name"])
+        old = self.objects.get(key)
+        stored = copy.deepcopy(body)
+        annotations = dict((old or {}).get("metadata", {}).get("annotations") or {}, **body["metadata"].get("annotations", {}))
+        generation = 1 if old is None else old["metadata"]["generation"] + (old.get("spec") != body.get("spec"))
+        stored["metadata"].update(annotations=annotations, generation=generation)
+        self.objects[key] = stored
+        return Instance(stored)
 
     def delete(self, resource, name=None, namespace=None):
         self.requests.append(("DELETE", resource.kind, namespace, name))
@@ -694,3 +717,65 @@ def test_node_labels_a_host_without_a_node_fails_before_any_patch(monkeypatch):
     assert failed.value.result["msg"] == ("No Kubernetes node named gpu-node-9 for host v100-09: set node_labels_node_name to the "
                                           "node's name (kubectl get nodes).")
     assert cluster.requests == [("GET", "Node", None, None)]
+
+
+def crd(name, version="v1alpha1"):
+    group = name.split(".", 1)[1]
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": name},
+            "spec": {"group": group, "names": {"kind": name.split(".")[0].title()}, "scope": "Namespaced",
+                     "versions": [{"name": version, "served": True, "storage": True}]}}
+
+
+def crd_files(tmp_path, *crds):
+    path = tmp_path / "crds.yaml"
+    path.write_text(yaml.safe_dump_all(crds))
+    return [str(path)]
+
+
+def test_chart_crds_applies_each_crd_then_leaves_them_all_on_a_second_run(monkeypatch, tmp_path):
+    cluster = FakeCluster()
+    src = crd_files(tmp_path, crd("datasets.data.fluid.io"), crd("dataloads.data.fluid.io"))
+    first = run(chart_crds, {"src": src}, cluster, monkeypatch).result
+    assert first["changed"] and first["applied"] == ["datasets.data.fluid.io", "dataloads.data.fluid.io"]
+    assert cluster.requests == [("GET metadata", "CustomResourceDefinition", None, None),
+                                ("APPLY", "CustomResourceDefinition", None, "datasets.data.fluid.io"),
+                                ("PATCH", "CustomResourceDefinition", None, "datasets.data.fluid.io"),
+                                ("APPLY", "CustomResourceDefinition", None, "dataloads.data.fluid.io"),
+                                ("PATCH", "CustomResourceDefinition", None, "dataloads.data.fluid.io")]
+    annotations = cluster.objects[("CustomResourceDefinition", None, "datasets.data.fluid.io")]["metadata"]["annotations"]
+    assert annotations["fluidops.io/manifest-sha256"] == chart_crds.fingerprint(crd("datasets.data.fluid.io"))
+    assert annotations["fluidops.io/applied-generation"] == "1"
+    cluster.requests.clear()
+    second = run(chart_crds, {"src": src}, cluster, monkeypatch).result
+    assert second["changed"] is False and second["unchanged"] == ["datasets.data.fluid.io", "dataloads.data.fluid.io"]
+    assert cluster.requests == [("GET metadata", "CustomResourceDefinition", None, None)] and second["api_calls"] == 1
+
+
+def test_chart_crds_applies_again_a_changed_manifest_and_a_crd_whose_spec_someone_changed(monkeypatch, tmp_path):
+    cluster = FakeCluster()
+    run(chart_crds, {"src": crd_files(tmp_path, crd("datasets.data.fluid.io"), crd("dataloads.data.fluid.io"))}, cluster, monkeypatch)
+    # Someone else's apply moves the spec (and the generation) of one; the chart's next version changes the other.
+    stored = cluster.objects[("CustomResourceDefinition", None, "datasets.data.fluid.io")]
+    stored["spec"]["scope"], stored["metadata"]["generation"] = "Cluster", 2
+    src = crd_files(tmp_path, crd("datasets.data.fluid.io"), crd("dataloads.data.fluid.io", version="v1beta1"))
+    result = run(chart_crds, {"src": src}, cluster, monkeypatch).result
+    assert result["applied"] == ["datasets.data.fluid.io", "dataloads.data.fluid.io"] and result["unchanged"] == []
+    stored = cluster.objects[("CustomResourceDefinition", None, "datasets.data.fluid.io")]
+    assert stored["spec"]["scope"] == "Namespaced" and stored["metadata"]["annotations"]["fluidops.io/applied-generation"] == "3"
+
+
+def test_chart_crds_check_mode_reports_what_it_would_apply_and_applies_nothing(monkeypatch, tmp_path):
+    cluster = FakeCluster()
+    result = run(chart_crds, {"src": crd_files(tmp_path, crd("datasets.data.fluid.io"))}, cluster, monkeypatch, check=True).result
+    assert result["changed"] and result["applied"] == ["datasets.data.fluid.io"]
+    assert cluster.requests == [("GET metadata", "CustomResourceDefinition", None, None)] and cluster.objects == {}
+
+
+def test_chart_crds_a_document_that_is_no_crd_fails_before_any_request(monkeypatch, tmp_path):
+    cluster = FakeCluster()
+    src = crd_files(tmp_path, crd("datasets.data.fluid.io"), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
+    with patch_module_args({"src": src}), pytest.raises(Failed) as failed:
+        chart_crds.main()
+    assert failed.value.result["msg"] == "src: %s, document 2: kind ConfigMap, not a named CustomResourceDefinition" % src[0]
+    assert cluster.requests == []
