@@ -133,12 +133,6 @@ def unchanged(wanted_sha, current):
             and annotations.get(GENERATION_ANNOTATION) == str((current.get("metadata") or {}).get("generation")))
 
 
-def with_fingerprint(crd, sha):
-    body = copy.deepcopy(crd)
-    body.setdefault("metadata", {}).setdefault("annotations", {})[SHA_ANNOTATION] = sha
-    return body
-
-
 def execute_module(module, client):
     params = module.params
     crds, problems = read_crds(params["src"])
@@ -154,11 +148,13 @@ def execute_module(module, client):
         applied.append(name)
         if module.check_mode:
             continue
-        result = client.server_side_apply("CustomResourceDefinition", with_fingerprint(crd, sha), CRD_API,
+        # The manifest as it is, as kubectl apply --server-side sends it; the fingerprint follows in
+        # a merge patch, as the generation is known only once the API server took the spec, and
+        # so that no apply of the bare manifest (an older fluidops, kubectl) takes it away again.
+        result = client.server_side_apply("CustomResourceDefinition", crd, CRD_API,
                                           field_manager=params["field_manager"], force_conflicts=params["force_conflicts"])
-        # The generation is known once the API server took the spec: recorded apart, by a merge patch.
         client.patch("CustomResourceDefinition", name, None, {"metadata": {"annotations": {
-            GENERATION_ANNOTATION: str(result["metadata"]["generation"])}}}, api_version=CRD_API)
+            SHA_ANNOTATION: sha, GENERATION_ANNOTATION: str(result["metadata"]["generation"])}}}, api_version=CRD_API)
     module.exit_json(changed=bool(applied), applied=applied, unchanged=kept, **client.counts())
 
 

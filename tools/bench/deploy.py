@@ -56,8 +56,10 @@ MARK_BEGIN, MARK_END = "<!-- deploy:begin -->", "<!-- deploy:end -->"
 # ansible.cfg's tuning keys: the "defaults" config is the project's without them (Ansible's own
 # defaults: forks 5, implicit fact gathering, no fact cache, no pipelining).
 TUNING_KEYS = ("forks", "gathering", "fact_caching", "pipelining")
-# The commit before the node labels were batched (one get and one patch per host then).
+# The commits before a change, measured against it: the node labels before they were batched (one
+# get and one patch per host then); the CRDs before their fingerprint (every CRD applied on every run).
 UNBATCHED_LABELS_COMMIT = "19db759"
+UNFINGERPRINTED_CRDS_COMMIT = "8f9b9b3"
 
 
 def log(message):
@@ -266,11 +268,11 @@ def os_phase(bench, host_counts, image):
     return rows
 
 
-def unbatched_checkout(work):
-    """This repository at UNBATCHED_LABELS_COMMIT, extracted (git archive) beside the run."""
-    directory = os.path.join(work, "unbatched")
+def checkout(work, commit):
+    """This repository at ``commit``, extracted (git archive) beside the run."""
+    directory = os.path.join(work, "at-" + commit)
     os.makedirs(directory)
-    archive = subprocess.run(["git", "-C", REPO, "archive", UNBATCHED_LABELS_COMMIT], capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "-C", REPO, "archive", commit], capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", directory], input=archive, check=True)
     return directory
 
@@ -282,7 +284,7 @@ def tunings(bench, count):
     inventory = inventory_for(bench.work, count)
     reset_to_cold(bench, inventory)
     bench.playbook(CLUSTER_PHASES, inventory)  # converged: every run below is a second one
-    unbatched = unbatched_checkout(bench.work)
+    unbatched, unfingerprinted = checkout(bench.work, UNBATCHED_LABELS_COMMIT), checkout(bench.work, UNFINGERPRINTED_CRDS_COMMIT)
     cases = [
         ("ansible.cfg tuning", "the project's ansible.cfg (forks 10, smart gathering with a memory fact cache, pipelining) "
          "against the same file without those keys (Ansible's defaults)", CLUSTER_PHASES,
@@ -290,6 +292,9 @@ def tunings(bench, count):
         ("batched node labels", "node_labels.yml: one list of the nodes and a patch for each that differs "
          "(gpu_node_labels) against a get and a patch per host (kubernetes.core, commit %s)" % UNBATCHED_LABELS_COMMIT,
          ["playbooks/node_labels.yml"], dict(), dict(project=unbatched)),
+        ("CRD fingerprint", "engine.yml: the chart's CRDs applied only where their fingerprint differs (chart_crds) against "
+         "every CRD applied on every run (kubernetes.core.k8s, a run per file, commit %s)" % UNFINGERPRINTED_CRDS_COMMIT,
+         ["playbooks/engine.yml"], dict(), dict(project=unfingerprinted)),
         ("forks 25", "forks 25 against the project's 10 (ANSIBLE_FORKS)", CLUSTER_PHASES,
          dict(env={"ANSIBLE_FORKS": "25"}), dict()),
     ]
