@@ -31,10 +31,16 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import 
 
 try:
     from kubernetes.client.rest import ApiException
-    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+    from kubernetes.dynamic.exceptions import NotFoundError
     from kubernetes.watch import Watch
 except ImportError:  # reported by AnsibleK8SModule's dependency check
-    ApiException = NotFoundError = ResourceNotFoundError = Exception
+    # Stand-ins that nothing raises: an `except` on them catches no other error.
+    class ApiException(Exception):
+        pass
+
+    class NotFoundError(ApiException):
+        pass
+
     Watch = object
 
 try:
@@ -69,6 +75,8 @@ class TimedWatch(Watch):
 
 class ApiUnreachable(Exception):
     """The API server could not be reached (again) before a wait's deadline."""
+
+
 # The bounds of the sliced-wait options (sliced_wait_spec), for the modules' ModuleSpec.
 SLICED_WAIT_BOUNDS = dict(wait_timeout=(1, None, "seconds"), progress_interval=(1, None, "seconds"))
 
@@ -148,7 +156,7 @@ class FluidClient(object):
 
     def newest_pod(self, namespace, label_selector):
         """The most recently created pod with these labels (a Job's latest attempt), or None."""
-        pods, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        pods, _unused = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
         return max(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "") if pods else None
 
     def pod_log(self, name, namespace, container=None, tail_lines=None):
@@ -163,14 +171,14 @@ class FluidClient(object):
 
     def events(self, kind, name, namespace, last=5):
         """The last messages of the events about one object, oldest first."""
-        items, _ = self.list("Event", namespace, api_version="v1",
-                             field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name))
+        items, _unused = self.list("Event", namespace, api_version="v1",
+                                   field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name))
         items.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp") or "")
         return ["%s %s: %s" % (e.get("type", ""), e.get("reason", ""), e.get("message", "")) for e in items][-last:]
 
     def pods_not_ready(self, namespace, label_selector):
         """Names and phases of the pods of a release that are not Running and Ready."""
-        items, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        items, _unused = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
         not_ready = []
         for pod in items:
             status = pod.get("status") or {}

@@ -77,7 +77,7 @@ class FakeCluster(object):
             if key not in self.objects:
                 raise NotFoundError(ApiException(status=404, reason="Not Found"))
             return Instance(self.objects[key])
-        items = [o for (kind, ns, _), o in sorted(self.objects.items()) if kind == resource.kind and ns == namespace]
+        items = [o for (kind, ns, _unused), o in sorted(self.objects.items()) if kind == resource.kind and ns == namespace]
         return Instance({"items": items, "metadata": {"resourceVersion": "100"}})
 
     def create(self, resource, body, namespace=None):
@@ -593,7 +593,7 @@ def test_a_watch_that_goes_silent_ends_at_its_read_timeout_and_the_wait_goes_on(
     result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 600}, cluster, monkeypatch).result
     assert result["datasets"][0]["phase"] == "Bound" and result["reconnects"] == 1
     # Each watch reads for at most the server's timeout and a grace: a silent connection ends.
-    (first, watcher), _ = cluster.watchers
+    (first, watcher), _unused = cluster.watchers
     assert isinstance(watcher, fluid_client.TimedWatch) and watcher.read_seconds == first + fluid_client.WATCH_READ_GRACE
 
 
@@ -623,7 +623,7 @@ def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatc
 
 def k8s_node(name, labels=None, annotations=None, taints=None):
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {}, **{"kubernetes.io/hostname": name}),
-                                                          "annotations": annotations or {}},
+                                                             "annotations": annotations or {}},
             "spec": {"taints": taints} if taints is not None else {}}
 
 

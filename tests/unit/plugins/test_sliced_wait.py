@@ -80,7 +80,7 @@ def test_the_last_slice_gets_the_rest_and_fails_naming_the_whole_wait(printed):
                      dict(failed=True, phase="Executing", cached_percentage=25.0, timed_out=True, api_calls=3,
                           msg="DataLoad default/imagenet-warmup is Executing, dataset imagenet 25.0% cached")])
     result = run(fluid_dataload.ActionModule, dict(WARMUP, wait_timeout=70, progress_interval=30), module)
-    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _, args in module.calls] == [(30, False), (30, False), (10, True)]
+    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _unused, args in module.calls] == [(30, False), (30, False), (10, True)]
     assert len(printed) == 2
     assert result["failed"] and result["timed_out"] and result["changed"]
     assert result["msg"] == "Timed out after 70s: DataLoad default/imagenet-warmup is Executing, dataset imagenet 25.0% cached"
@@ -93,7 +93,7 @@ def test_without_fail_on_timeout_the_state_after_the_whole_wait_is_returned(prin
     module = Module([dict(changed=False, state="Running", timed_out=True, api_calls=4)] * 2)
     result = run(mpijob.ActionModule, {"definition": JOB, "wait_timeout": 50, "progress_interval": 30, "fail_on_timeout": False},
                  module)
-    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _, args in module.calls] == [(30, False), (20, False)]
+    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _unused, args in module.calls] == [(30, False), (20, False)]
     assert not result.get("failed") and result["timed_out"] and result["state"] == "Running"
     assert (result["seconds"], result["api_calls"]) == (50.0, 8)
 
@@ -106,7 +106,7 @@ def test_mpijob_progress_shows_the_state_and_the_last_step_read(printed):
                           api_calls=4, waited=12)])
     result = run(mpijob.ActionModule, {"definition": JOB, "progress_interval": 60}, module)
     # No wait_timeout given: the module's default (14400 s) bounds the whole wait.
-    assert [args["wait_timeout"] for _, args in module.calls] == [60, 60, 60]
+    assert [args["wait_timeout"] for _unused, args in module.calls] == [60, 60, 60]
     assert printed == ["  Warm the cache: MPIJob resnet50 pending (60s)",
                        "  Warm the cache: MPIJob resnet50 Running, step 300 at 5291.2 images/sec (120s)"]
     assert result["changed"] and result["state"] == "Succeeded" and result["throughput"]["last_step"] == 1000
@@ -117,7 +117,7 @@ def test_the_default_wait_is_the_modules_own():
     module = Module([dict(changed=True, state="Running", timed_out=True, api_calls=5),
                      dict(changed=False, state="Running", timed_out=True, api_calls=3)])
     result = run(mpijob.ActionModule, {"definition": JOB, "progress_interval": 7200}, module)
-    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _, args in module.calls] == [(7200, False), (7200, True)]
+    assert [(args["wait_timeout"], args["fail_on_timeout"]) for _unused, args in module.calls] == [(7200, False), (7200, True)]
     assert result["seconds"] == 14400.0
 
 
