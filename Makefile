@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -63,6 +63,9 @@ core-oldest: deps  ## ansible-test sanity and units at the oldest supported ansi
 	@oldest=$$(tools/checks/venv.sh core-oldest); \
 	  tools/checks/ansible_test.sh $$oldest sanity && tools/checks/ansible_test.sh $$oldest units --local tests/unit/plugins/
 
+galaxy-import:  ## the changelog (fragments lint, CHANGELOG.md as antsibull-changelog writes it), galaxy-importer on the built tarball
+	tools/checks/galaxy_import.sh
+
 render-test: deps  ## render mode: the seeds field by field, kubeconform on every rendered object
 	@PYTHON=$(venv)/bin/python tools/kubeconform/setup.sh > $(FLUIDOPS_CACHE_DIR)/.kubeconform
 	FLUIDOPS_KUBECONFORM=$$(sed -n 1p $(FLUIDOPS_CACHE_DIR)/.kubeconform) \
@@ -87,13 +90,13 @@ cluster-test: host-image  ## the local cluster comes up, serves Helm and the Flu
 	$(run) python -m pytest -q --durations=8 tests/cluster
 
 # render-test, integration, molecule and cluster-test share no state (their containers have names
-# of their own), nor does core-oldest (a venv and copies of its own): they run
+# of their own), nor do core-oldest and galaxy-import (venvs and copies of their own): they run
 # side by side, output kept per target. cluster-test starts first: it is the longest, and most of
 # its time is waiting on the controllers' own fixed intervals.
 test: lint unit  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the cluster read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule core-oldest
+	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule core-oldest galaxy-import
 	@echo "make test: all checks passed"
 
 # A benchmark, not a test: the bundle's runs at 4, 16 and 64 simulated nodes on the local cluster,
