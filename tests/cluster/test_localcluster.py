@@ -45,6 +45,12 @@ def test_node_hosts_run_under_the_node_names(kubeconfig):
         assert state == ["true", name]
 
 
+def test_helm_has_the_pinned_helm_diff_plugin():
+    # kubernetes.core.helm checks a release's idempotence with `helm diff`; without the plugin it warns.
+    listed = subprocess.run([os.path.join(CACHE, "helm"), "plugin", "list"], check=True, capture_output=True, text=True).stdout
+    assert [line.split()[:2] for line in listed.splitlines()[1:]] == [["diff", pinned("HELM_DIFF_VERSION").lstrip("v")]]
+
+
 def test_fluid_chart_installs_with_helm_and_its_controllers_exist(kubeconfig, api):
     chart = os.path.join(CACHE, "fluid", "charts", "fluid", "fluid")
     subprocess.run(
