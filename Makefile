@@ -19,10 +19,10 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint unit render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
 
 deps:  ## Debian packages and the Python venv (cached by requirements hash)
 	@mkdir -p $(FLUIDOPS_CACHE_DIR)
@@ -37,7 +37,7 @@ host-image: deps  ## the podman image that stands in for a GPU node's OS (built 
 shell_scripts = { git ls-files -- '*.sh'; git ls-files -s | awk '$$1 == "100755" {print $$4}' \
   | xargs awk 'FNR == 1 && /^\#!.*[/ ](ba)?sh( |$$)/ {print FILENAME} {nextfile}'; } | sort -u
 
-lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, offline), syntax check of every playbook
+lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, offline), syntax check of every playbook, ansible-test sanity
 	@scripts=$$($(shell_scripts)); shellcheck $$scripts && echo "shellcheck ok:" $$scripts
 	$(run) ruff check .
 	$(run) yamllint --strict .
@@ -46,9 +46,25 @@ lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, off
 	$(run) ansible-lint --offline --profile production
 	@# One run for all playbooks; an error names its file.
 	$(run) ansible-playbook --syntax-check $(PLAYBOOKS) >/dev/null && echo "syntax ok: $(PLAYBOOKS)"
+	@$(MAKE) --no-print-directory sanity
 
-unit: deps  ## pytest for the plugins, and the collection built and installed as users install it
+# ansible-test runs on a copy of the collection in $(FLUIDOPS_CACHE_DIR)/ansible-test, offline once its
+# sanity tests' venvs are made (tools/checks/ansible_test.sh); tests/sanity/ignore-<core>.txt: what it
+# is told to leave, each with its reason.
+sanity: deps  ## ansible-test sanity at the pinned ansible-core (requirements.txt)
+	tools/checks/ansible_test.sh $(venv) sanity
+
+unit: deps  ## pytest for the plugins, and the collection built and installed as users install it; the plugins' tests under ansible-test units
 	$(run) python -m pytest -q tests/unit
+	tools/checks/ansible_test.sh $(venv) units --local tests/unit/plugins/
+
+# The oldest ansible-core meta/runtime.yml allows, from a venv of its own (tools/checks/core-oldest.txt).
+core-oldest: deps  ## ansible-test sanity and units at the oldest supported ansible-core (2.16)
+	@oldest=$$(tools/checks/venv.sh core-oldest); \
+	  tools/checks/ansible_test.sh $$oldest sanity && tools/checks/ansible_test.sh $$oldest units --local tests/unit/plugins/
+
+galaxy-import:  ## the changelog (fragments lint, CHANGELOG.md as antsibull-changelog writes it), galaxy-importer on the built tarball
+	tools/checks/galaxy_import.sh
 
 render-test: deps  ## render mode: the seeds field by field, kubeconform on every rendered object
 	@PYTHON=$(venv)/bin/python tools/kubeconform/setup.sh > $(FLUIDOPS_CACHE_DIR)/.kubeconform
@@ -74,12 +90,13 @@ cluster-test: host-image  ## the local cluster comes up, serves Helm and the Flu
 	$(run) python -m pytest -q --durations=8 tests/cluster
 
 # render-test, integration, molecule and cluster-test share no state (their containers have names
-# of their own): they run side by side, output kept per target. cluster-test starts first: it is
-# the longest, and most of its time is waiting on the controllers' own fixed intervals.
+# of their own), nor do core-oldest and galaxy-import (venvs and copies of their own): they run
+# side by side, output kept per target. cluster-test starts first: it is the longest, and most of
+# its time is waiting on the controllers' own fixed intervals.
 test: lint unit  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the cluster read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule
+	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule core-oldest galaxy-import
 	@echo "make test: all checks passed"
 
 # A benchmark, not a test: the bundle's runs at 4, 16 and 64 simulated nodes on the local cluster,

@@ -76,7 +76,7 @@ class Runbook:
 def runbook_files():
     """Every runbook, as paths relative to the repository; the index is not one."""
     found = []
-    for directory, _, names in os.walk(RUNBOOKS):
+    for directory, _dirs, names in os.walk(RUNBOOKS):
         found += [os.path.relpath(os.path.join(directory, name), REPO) for name in names
                   if name.endswith(".md") and os.path.join(directory, name) != INDEX]
     return sorted(found)
@@ -111,7 +111,7 @@ def _attributes(fence):
     """{'runnable': True, 'id': ..., 'expect': True, ...} from an info string's words after the language."""
     found = {}
     for word in fence.words[1:]:
-        key, _, value = word.partition("=")
+        key, _separator, value = word.partition("=")
         found[key] = value if value else True
     return found
 
@@ -160,7 +160,7 @@ def parse(path):
 
     runnable = tuple(Block(relative, fence.line, block_id, fence.text, fence.section, expect, symptom)
                      for fence, block_id, expect, symptom in blocks)
-    section_text, order = {}, [name for name, _ in headings]
+    section_text, order = {}, [name for name, _unused in headings]
     for number, (name, line) in enumerate(headings):
         end = headings[number + 1][1] - 1 if number + 1 < len(headings) else len(lines)
         section_text[name] = "\n".join(lines[line:end])

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Fail when an installed collection differs from the pin in requirements.yml."""
 import json
 import os

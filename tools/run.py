@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Runs playbooks of this repository through ansible-runner, as AWX / Automation Controller runs a
 project: this repository as the project, an inventory, extra vars, the vault password from a file
 or a prompt. Each run keeps its artifacts (job events, stdout, status, rc, the command) in a

@@ -147,9 +147,9 @@ def format_summary(summary, status=None, rc=None, artifacts=None):
                  "  The run ended before its recap: the counts are the task results seen so far."]
     names = list(COUNTS)
     width = max([len("host")] + [len(host) for host in summary["hosts"]])
-    lines.append("  %-*s  %s  %9s" % (width, "host", " ".join("%*s" % (len(n), n) for n in names), "task time"))
+    lines.append("  %s  %s  %9s" % ("host".ljust(width), " ".join(names), "task time"))
     for host, numbers in sorted(summary["hosts"].items()):
-        lines.append("  %-*s  %s  %7.1f s" % (width, host, " ".join("%*d" % (len(n), numbers[n]) for n in names), numbers["seconds"]))
+        lines.append("  %s  %s  %7.1f s" % (host.ljust(width), " ".join(str(numbers[n]).rjust(len(n)) for n in names), numbers["seconds"]))
     for failure in summary["failures"]:
         what = "UNREACHABLE" if failure["unreachable"] else "FAILED"
         lines.append("  %s %s, play %s, task %s: %s" % (what, failure["host"], failure["play"], failure["task"], _short(failure["message"])))

@@ -17,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import re
 from decimal import Decimal
 
@@ -82,7 +83,7 @@ def property_type(name):
 
 def _java_long(value):
     """A Java ``(long)`` cast of a double: toward zero, NaN to 0, saturated at the long range."""
-    if value != value:
+    if math.isnan(value):
         return 0
     if value >= 2.0 ** 63:
         return _LONG_MAX
@@ -186,7 +187,7 @@ def parse_space_size(text):
         if unit in (letter + "b", letter, letter + "ib", letter + "i"):
             return _java_long(value * size + alpha)
     if unit in ("pb", "p", "pib", "pi"):
-        if value != value or value in (float("inf"), float("-inf")):
+        if math.isnan(value) or math.isinf(value):
             raise ValueError("Fail to parse %s to bytes" % text)  # BigDecimal.valueOf throws
         exact = int(Decimal(_PB) * Decimal(repr(value)))  # BigDecimal.longValue: truncated ...
         return (exact + 2 ** 63) % 2 ** 64 - 2 ** 63  # ... to its low 64 bits

@@ -104,8 +104,8 @@ def chart(title, runs, step):
     group = (width - left - 40) / float(max(1, len(runs)))
     for index, (run, pair) in enumerate(zip(runs, values)):
         x = left + 20 + index * group
-        for bar, (value, colour) in enumerate(zip(pair, ("#1f4e79", "#8fb3d9"))):
-            x0 = x + bar * (group * 0.35)
+        for column, (value, colour) in enumerate(zip(pair, ("#1f4e79", "#8fb3d9"))):
+            x0 = x + column * (group * 0.35)
             y0 = height - bottom - plot_height * value / peak
             draw.rectangle([x0, y0, x0 + group * 0.33, height - bottom], fill=colour, outline="black")
             draw.text((x0, y0 - 14), "%.0f" % value, fill="black")

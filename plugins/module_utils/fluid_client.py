@@ -31,10 +31,16 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import 
 
 try:
     from kubernetes.client.rest import ApiException
-    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+    from kubernetes.dynamic.exceptions import NotFoundError
     from kubernetes.watch import Watch
 except ImportError:  # reported by AnsibleK8SModule's dependency check
-    ApiException = NotFoundError = ResourceNotFoundError = Exception
+    # Stand-ins that nothing raises: an `except` on them catches no other error.
+    class ApiException(Exception):
+        pass
+
+    class NotFoundError(ApiException):
+        pass
+
     Watch = object
 
 try:
@@ -44,7 +50,9 @@ except ImportError:
 
 FLUID_API = "data.fluid.io/v1alpha1"
 WATCH_SECONDS = 60
-# How a connection to the API server fails or ends early, as the Python client shows it.
+# How a connection to the API server fails or ends early, as the Python client shows it. The
+# excepts below catch Exception and test it against these: pylint, run by ansible-test in a venv
+# without urllib3, cannot tell that Urllib3Error is an exception and refuses the tuple in an except.
 CONNECTION_ERRORS = (Urllib3Error, OSError, http.client.HTTPException)
 RECONNECT_PAUSE = 2
 # A watch's reads may wait this much longer than the server's own timeoutSeconds; then the
@@ -69,6 +77,8 @@ class TimedWatch(Watch):
 
 class ApiUnreachable(Exception):
     """The API server could not be reached (again) before a wait's deadline."""
+
+
 # The bounds of the sliced-wait options (sliced_wait_spec), for the modules' ModuleSpec.
 SLICED_WAIT_BOUNDS = dict(wait_timeout=(1, None, "seconds"), progress_interval=(1, None, "seconds"))
 
@@ -163,7 +173,7 @@ class FluidClient(object):
 
     def newest_pod(self, namespace, label_selector):
         """The most recently created pod with these labels (a Job's latest attempt), or None."""
-        pods, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        pods, _unused = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
         return max(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "") if pods else None
 
     def pod_log(self, name, namespace, container=None, tail_lines=None):
@@ -178,14 +188,14 @@ class FluidClient(object):
 
     def events(self, kind, name, namespace, last=5):
         """The last messages of the events about one object, oldest first."""
-        items, _ = self.list("Event", namespace, api_version="v1",
-                             field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name))
+        items, _unused = self.list("Event", namespace, api_version="v1",
+                                   field_selector="involvedObject.kind=%s,involvedObject.name=%s" % (kind, name))
         items.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or (e.get("metadata") or {}).get("creationTimestamp") or "")
         return ["%s %s: %s" % (e.get("type", ""), e.get("reason", ""), e.get("message", "")) for e in items][-last:]
 
     def pods_not_ready(self, namespace, label_selector):
         """Names and phases of the pods of a release that are not Running and Ready."""
-        items, _ = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
+        items, _unused = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
         not_ready = []
         for pod in items:
             status = pod.get("status") or {}
@@ -218,7 +228,9 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
             client.reconnects += 1
             try:
                 return relist()
-            except CONNECTION_ERRORS as again:
+            except Exception as again:
+                if not isinstance(again, CONNECTION_ERRORS):
+                    raise
                 error = again
             if client.clock() >= deadline:
                 raise ApiUnreachable("lost the watch on %s in %s and could not reach the API server again before the wait "
@@ -248,7 +260,9 @@ def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_AP
             if getattr(error, "status", None) != 410:
                 raise
             version = relist()
-        except CONNECTION_ERRORS as error:
+        except Exception as error:
+            if not isinstance(error, CONNECTION_ERRORS):
+                raise
             version = reconnect(error)
     return {name: current.get(name) for name in names}, finished()
 
@@ -308,5 +322,7 @@ def run_module(spec, execute):
         module.fail_from_exception(exc)
     except ApiUnreachable as exc:
         module.fail_json(msg=str(exc))
-    except CONNECTION_ERRORS as exc:
+    except Exception as exc:
+        if not isinstance(exc, CONNECTION_ERRORS):
+            raise
         module.fail_json(msg="Could not reach the API server: %s" % exc)

@@ -77,7 +77,7 @@ def check_fuse_options(options, where):
     for option in options:
         _require(_FUSE_OPTION.match(option), "%s has %s, which is not a FUSE mount option such as kernel_cache or attr_timeout=7200"
                  % (where, option))
-        name, _, value = option.partition("=")
+        name, _separator, value = option.partition("=")
         _require(name != "direct_io", "%s has direct_io: seed 004 advises against it (no page cache, unstable under load); "
                  "use kernel_cache" % where)
         _require(name not in _FUSE_NUMBERS or re.match(r"^[0-9]+(\.[0-9]+)?$", value),
@@ -296,7 +296,7 @@ def build_nfs_volume(item, index, namespace, mount_options):
         "capacity": {"storage": str(capacity)}, "volumeMode": "Filesystem", "accessModes": modes,
         "persistentVolumeReclaimPolicy": "Retain", "storageClassName": storage_class,
         "mountOptions": [str(option) for option in typed(item.get("mount_options", mount_options), list,
-                                                          where + ".mount_options" if "mount_options" in item else "datasets_nfs_mount_options")],
+                                                         where + ".mount_options" if "mount_options" in item else "datasets_nfs_mount_options")],
         "nfs": {"path": path, "server": str(item["server"])}}}
     claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
              "metadata": {"name": name, "namespace": item.get("namespace", namespace)},

@@ -61,8 +61,8 @@ def reference_problems(datasets, nfs_volumes, external_claims, namespace, warmup
     """Every ``pvc://`` mount names a claim the inventory declares (an NFS baseline or another dataset
     in its namespace) or lists in datasets_external_claims; warm-ups name datasets of datasets_list."""
     problems = []
-    claims = {(i.get("namespace") or namespace, i["name"]) for _, i in _named(nfs_volumes)}
-    claims |= {(i.get("namespace") or namespace, i["name"]) for _, i in _named(datasets)}
+    claims = {(i.get("namespace") or namespace, i["name"]) for _unused, i in _named(nfs_volumes)}
+    claims |= {(i.get("namespace") or namespace, i["name"]) for _unused, i in _named(datasets)}
     external = set(external_claims or [])
     for index, item in _named(datasets):
         space = item.get("namespace") or namespace
@@ -80,7 +80,7 @@ def reference_problems(datasets, nfs_volumes, external_claims, namespace, warmup
                                 "namespace %s: add it to datasets_nfs_volumes, or to datasets_external_claims if it is made "
                                 "outside the bundle (declared there: %s)" % (
                                     index, item["name"], number, point, claim, space, ", ".join(known) or "none"))
-    names = {i["name"] for _, i in _named(datasets)}
+    names = {i["name"] for _unused, i in _named(datasets)}
     for name in warmup_names or []:
         if name not in names:
             problems.append("warmup_datasets names %s, which is not a dataset of datasets_list (%s)" % (
@@ -126,7 +126,7 @@ def tier_fit_problems(runtimes, nodes):
                         found.setdefault(
                             "%s[%d].quota=%s puts %s on %s, more than the cache mount gpu_node_cache_mounts[%d].size=%s that "
                             "the gpu_node role makes there" % (where, tier_index, tier["quota"], format_bytes(part), mount_path,
-                                                                mount_index, mount["size"]), []).append(node["name"])
+                                                               mount_index, mount["size"]), []).append(node["name"])
                 if wanted and shared:
                     users.append("%s (%s)" % (where, format_bytes(wanted)))
                     shared_total += wanted
@@ -164,7 +164,7 @@ def image_problems(images):
     problems = []
     for variable, image in images:
         text = str(image or "")
-        name, _, digest = text.partition("@")
+        name, _separator, digest = text.partition("@")
         last = name.rsplit("/", 1)[-1]
         tag = last.split(":", 1)[1] if ":" in last else ""
         if not digest and _FLOATING.search(tag):

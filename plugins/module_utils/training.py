@@ -96,7 +96,7 @@ def mpijob_manifest(params):
             "mpiImplementation": "OpenMPI",
             "mpiReplicaSpecs": {
                 "Launcher": {"replicas": 1, "template": {"metadata": {"labels": labels},
-                                                          "spec": dict(placement, containers=[launcher])}},
+                                                         "spec": dict(placement, containers=[launcher])}},
                 "Worker": {"replicas": params["workers"], "template": {"metadata": {"labels": labels}, "spec": dict(
                     placement, containers=[worker],
                     volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": params["claim"]}}])}},

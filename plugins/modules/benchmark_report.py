@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: benchmark_report
 short_description: Write a training benchmark as a Markdown table, JSON and a PNG bar chart
 version_added: 1.0.0
-author: fluidops contributors
+author: fluidops contributors (!UNKNOWN)
 description:
   - Takes the runs of a benchmark (baseline, cache cold, cache warm), each the C(training_result) of the training
     role with a I(label), and writes C(<name>.md) (a table shaped like seed 003's - training time, speed at the

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: fluid_dataload
 short_description: Warm a Fluid dataset's cache with a DataLoad and check how much got cached
 version_added: 1.0.0
-author: fluidops contributors
+author: fluidops contributors (!UNKNOWN)
 description:
   - Creates a Fluid C(DataLoad) for a dataset, idempotent by name - a DataLoad of that name and the same
     spec is left alone (and waited for), one with another spec fails the task rather than being changed
@@ -288,7 +288,7 @@ def execute_module(module, client):
 
     dataset = client.get("Dataset", params["dataset"], namespace)
     if dataset is None:
-        datasets, _ = client.list("Dataset", namespace)
+        datasets, _unused = client.list("Dataset", namespace)
         module.fail_json(msg="Dataset %s not found in namespace %s (datasets there: %s): a DataLoad warms an existing dataset "
                              "in its own namespace" % (params["dataset"], namespace,
                                                        ", ".join(sorted(d["metadata"]["name"] for d in datasets)) or "none"),
@@ -369,6 +369,7 @@ def execute_module(module, client):
 
 def main():
     run_module(spec(), execute_module)
+
 
 if __name__ == "__main__":
     main()

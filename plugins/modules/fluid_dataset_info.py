@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: fluid_dataset_info
 short_description: Read the cache state of Fluid datasets, and wait for Bound or a cached percentage
 version_added: 1.0.0
-author: fluidops contributors
+author: fluidops contributors (!UNKNOWN)
 description:
   - Reads Fluid C(Dataset) objects and the runtime bound to each (AlluxioRuntime, JindoRuntime, ...) and
     returns what C(kubectl get dataset) and C(kubectl get alluxioruntime) show, as numbers a playbook can
@@ -93,13 +93,13 @@ datasets:
     ufs_total_bytes: {description: The same in bytes; null when not reported., type: int, sample: 154266496040}
     cached_bytes: {description: Bytes in the cache., type: int, sample: 0}
     cache_capacity_bytes: {description: Capacity of the cache tiers over all workers., type: int, sample: 695784701952}
-    cached_percentage: {description: Cached share of the UFS, 0-100., type: float, sample: 87.5}
-    hit_ratios: {description: The hit and throughput ratios Fluid reports, as numbers 0-100., type: dict}
+    cached_percentage: {description: "Cached share of the UFS, 0-100.", type: float, sample: 87.5}
+    hit_ratios: {description: "The hit and throughput ratios Fluid reports, as numbers 0-100.", type: dict}
     runtime_kind: {description: The kind of the bound runtime., type: str, sample: AlluxioRuntime}
     runtime:
       description: Phases and ready/desired/scheduled counts of master, worker and fuse, and the runtime's conditions.
       type: dict
-    conditions: {description: The dataset's conditions (type, status, reason, message, lastTransitionTime)., type: list}
+    conditions: {description: "The dataset's conditions (type, status, reason, message, lastTransitionTime).", type: list, elements: dict}
 table:
   description: The datasets as C(kubectl get dataset) prints them, plus the runtime phases.
   returned: always
@@ -219,7 +219,7 @@ def execute_module(module, client):
         phase, percentage = module.params["wait_phase"], module.params["wait_cached_percentage"]
         started = client.clock()
         datasets, done = wait_for(client, "Dataset", namespace, names, dataset_done(phase, percentage), module.params["wait_timeout"],
-                                 listed=listed)
+                                  listed=listed)
         waited, timed_out = round(client.clock() - started, 1), not done
 
     summaries, reasons = [], {}
@@ -244,6 +244,7 @@ def execute_module(module, client):
 
 def main():
     run_module(spec(), execute_module)
+
 
 if __name__ == "__main__":
     main()

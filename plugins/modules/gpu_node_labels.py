@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: gpu_node_labels
 short_description: Label and taint many Kubernetes nodes with one list and a patch for each node that differs
 version_added: 1.0.0
-author: fluidops contributors
+author: fluidops contributors (!UNKNOWN)
 description:
   - Gives each node in I(nodes) its labels and taints through a JSON merge patch, as
     C(kubectl patch node --type=merge) does, keeping the taints others set.
@@ -113,7 +113,7 @@ def spec():
 
 def execute_module(module, client):
     wanted = module.params["nodes"]
-    nodes, _ = client.list("Node", None, api_version="v1")
+    nodes, _unused = client.list("Node", None, api_version="v1")
     patches, missing = plan(nodes, wanted)
     if missing:
         module.fail_json(msg=" ".join(missing), **client.counts())

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: mpijob
 short_description: Run a Kubeflow MPIJob (v2beta1) to the end and read its tf_cnn_benchmarks throughput
 version_added: 1.0.0
-author: fluidops contributors
+author: fluidops contributors (!UNKNOWN)
 description:
   - Creates the MPIJob in I(definition) (C(kubeflow.org/v2beta1), mpi-operator), idempotent by name - a job of
     that name created from the same definition is left alone and read; one from another definition fails the
@@ -237,6 +237,7 @@ def execute_module(module, client):
 
 def main():
     run_module(spec(), execute_module)
+
 
 if __name__ == "__main__":
     main()

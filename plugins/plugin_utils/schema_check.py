@@ -252,7 +252,7 @@ class _Reporter(object):
             extra = [key for key in instance if key not in allowed and not any(p.search(key) for p in patterns)]
             where = field_path(path)
             return [self.line(path + [key], "is not a field of %s%s (allowed: %s)" % (self.obj.get("kind"), " " + where if where else "",
-                                                                                     ", ".join(allowed)), instance[key])
+                                                                                      ", ".join(allowed)), instance[key])
                     for key in extra]
         if keyword == "required":
             return [self.line(path + [name], "is required", with_value=False)
@@ -384,7 +384,7 @@ def code_problems(obj):
             # GetDataLoadReleaseName, used by pkg/controllers/v1alpha1/dataload/implement.go).
             found.append(line(["metadata", "name"], "=%s is longer than %d characters: Fluid installs the loader as the Helm release "
                                                     "%s-loader, and Helm takes at most %d" % (show(name), HELM_RELEASE_LIMIT - 7, name,
-                                                                                             HELM_RELEASE_LIMIT)))
+                                                                                              HELM_RELEASE_LIMIT)))
     # metadata.namespace: a DNS-1123 label (ValidateNamespaceName, k8s.io/apimachinery/pkg/api/validation/generic.go).
     # On a cluster-scoped kind the apiserver clears it (EnsureObjectNamespaceMatchesRequestNamespace,
     # k8s.io/apiserver/pkg/registry/rest/create.go): no problem there.

@@ -45,6 +45,12 @@ def test_node_hosts_run_under_the_node_names(kubeconfig):
         assert state == ["true", name]
 
 
+def test_helm_has_the_pinned_helm_diff_plugin():
+    # kubernetes.core.helm checks a release's idempotence with `helm diff`; without the plugin it warns.
+    listed = subprocess.run([os.path.join(CACHE, "helm"), "plugin", "list"], check=True, capture_output=True, text=True).stdout
+    assert [line.split()[:2] for line in listed.splitlines()[1:]] == [["diff", pinned("HELM_DIFF_VERSION").lstrip("v")]]
+
+
 def test_fluid_chart_installs_with_helm_and_its_controllers_exist(kubeconfig, api):
     chart = os.path.join(CACHE, "fluid", "charts", "fluid", "fluid")
     subprocess.run(
@@ -99,6 +105,7 @@ def test_real_fluid_controllers_bind_a_dataset_once_its_alluxio_runtime_is_ready
         "spec": {"replicas": 4, "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "100Gi"}]}}})
     # Fluid's runtime controller requeues every 20 s while the master and then the workers start;
     # the cache states follow the phase in a later update.
+
     def bound_with_cache_states():
         status = get(api, "datasets", "sim-imagenet").get("status") or {}
         return status if status.get("phase") == "Bound" and (status.get("cacheStates") or {}).get("cacheCapacity") else None
@@ -114,6 +121,7 @@ def test_real_fluid_controllers_bind_a_dataset_once_its_alluxio_runtime_is_ready
     apps = client.AppsV1Api(api)
     assert apps.read_namespaced_stateful_set("sim-imagenet-worker", "default").status.ready_replicas == 4
     # The controller makes the volume after the setup that bound the dataset.
+
     def claim():
         claims = client.CoreV1Api(api).list_namespaced_persistent_volume_claim(
             "default", field_selector="metadata.name=sim-imagenet").items
@@ -141,6 +149,7 @@ def test_real_dataload_controller_runs_the_loader_job_while_the_cache_fills(api)
     # controller looks at its Job every 20 s.
     wait_until(complete, seconds=240, every=0.5)
     # The dataset's figure follows at the runtime controller's next reconcile (at most 90 s later).
+
     def refreshed():
         states = get(api, "datasets", "sim-imagenet")["status"]["cacheStates"]
         seen.append(states.get("cachedPercentage"))
@@ -186,7 +195,9 @@ def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_lo
                                 "Launcher": {"replicas": 1, "template": template},
                                 "Worker": {"replicas": 4, "template": worker}}}}, group=("kubeflow.org", "v2beta1"))
     core = client.CoreV1Api(api)
-    pods = lambda: core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items  # noqa: E731
+
+    def pods():
+        return core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
 
     def succeeded():
         conditions = (get(api, "mpijobs", "resnet50", group=("kubeflow.org", "v2beta1")).get("status") or {}).get("conditions", [])

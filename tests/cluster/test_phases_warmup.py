@@ -110,7 +110,6 @@ def test_check_mode_warmup_creates_nothing(api, tmp_path):
     assert "imagenet-again" not in [d["metadata"]["name"] for d in loads]
 
 
-
 def test_a_dataload_that_never_completes_stops_the_warmup_at_the_users_timeout_with_its_state(api, tmp_path):
     # Fault: a DataLoad of a dataset that never binds (no runtime) stays pending. The warm-up's
     # action plugin waits in slices of warmup_progress_interval; the failure names the whole wait.

@@ -337,7 +337,7 @@ def test_the_benchmark_with_the_keys_inline_at_vvv(shell, api, tmp_path):
     assert "SIMULATED" in run(bench, "benchmark-report")
     output = run(bench, "benchmark-compare")
     speed = {label: float(value) for label, value in re.findall(r"^(nfs|fluid \(cold\)|fluid \(warm\)) Succeeded ([0-9.]+)$",
-                                                                 output, flags=re.M)}
+                                                                output, flags=re.M)}
     # Seed 003's 4 x 8 order: NFS ~3136 < cold ~8890 < warm ~20860 images/sec at step 1000.
     assert speed["nfs"] < speed["fluid (cold)"] < speed["fluid (warm)"], output
     name = reports / "horovod-resnet50-v2-4x8"

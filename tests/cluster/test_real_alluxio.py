@@ -77,6 +77,7 @@ def test_real_alluxio_serves_the_root_ufs_through_jni_fuse_on_both_hosts(kubecon
                              capture_output=True, text=True, check=True).stdout
         assert dict(reversed(line.split()) for line in out.splitlines()) == sums, host
     # The reads went through Alluxio's cache (read type CACHE): the master counts the bytes.
+
     def used():
         info = master_info()
         return info["capacity"]["used"] >= 20 * 110 * 1024 and info
@@ -109,6 +110,7 @@ def fsadmin_summary():
     text = cli("fsadmin", "report", "summary")
     field = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in text.splitlines() if ":" in line)}
     units = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+
     def size(text):
         number, unit = re.match(r"([0-9.]+)([KMGT]?B)", text).groups()
         return int(float(number) * units[unit])

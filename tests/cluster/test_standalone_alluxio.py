@@ -57,9 +57,11 @@ def test_a_second_standalone_run_changes_nothing(api):
 
 
 def test_the_seed_store_type_memory_stops_before_the_release_changes(api, kubeconfig):
-    revision = lambda: json.loads(subprocess.run(  # noqa: E731
-        [os.path.join(CACHE, "helm"), "list", "-n", "alluxio", "-o", "json", "--kubeconfig", kubeconfig],
-        check=True, capture_output=True, text=True).stdout)[0]["revision"]
+    def revision():
+        return json.loads(subprocess.run(
+            [os.path.join(CACHE, "helm"), "list", "-n", "alluxio", "-o", "json", "--kubeconfig", kubeconfig],
+            check=True, capture_output=True, text=True).stdout)[0]["revision"]
+
     before = revision()
     returncode, output = run_playbook("playbooks/engine.yml", extra_vars=dict(
         STANDALONE, alluxio_properties={"alluxio.user.client.cache.store.type": "MEMORY"}))

@@ -34,7 +34,7 @@ def test_the_shipped_table_is_what_the_generator_writes(tmp_path):
 @pytest.fixture(scope="module")
 def alluxio_reads():
     """{(name, text): (known, type, "ok" or "error", what Alluxio read)} for every case, in one JVM."""
-    cases = [(name, value_text(value)) for name, value, _ in VALUES + REFERENCES] + [(name, "1") for name, _ in NAMES]
+    cases = [(name, value_text(value)) for name, value, _unused in VALUES + REFERENCES] + [(name, "1") for name, _unused in NAMES]
     assert all("\t" not in name + text and "\n" not in name + text for name, text in cases)
     probe = "".join("%s\t%s\n" % case for case in cases)
     result = subprocess.run([GENERATOR, "--probe"], input=probe, capture_output=True, text=True, check=False)
@@ -75,5 +75,5 @@ def test_alluxio_reads_the_value_as_the_cases_say(alluxio_reads, name, value, ex
 
 @pytest.mark.parametrize("name, expected", NAMES)
 def test_alluxio_knows_the_names_the_cases_say(alluxio_reads, name, expected):
-    known, kind, _, _ = alluxio_reads[(name, "1")]
+    known, kind, _unused, _unused = alluxio_reads[(name, "1")]
     assert (kind if known else None) == expected

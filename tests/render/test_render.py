@@ -115,7 +115,7 @@ def seed_documents(seed):
 
 @pytest.mark.parametrize("seed", SEEDS[:4])
 def test_seed_objects_reproduced_field_by_field(rendered, seed):
-    objects, _ = load(rendered[seed][0])
+    objects, _unused = load(rendered[seed][0])
     found = []
     for document in seed_documents(seed):
         key = (document["kind"], document["metadata"]["name"])
@@ -129,7 +129,7 @@ def test_seed_objects_reproduced_field_by_field(rendered, seed):
 
 def test_seed_004_chart_values_reproduced(rendered):
     expected = seed_documents("seed004")[0]
-    _, values = load(rendered["seed004"][0])
+    _unused, values = load(rendered["seed004"][0])
     chart_values = values["helm-values_alluxio_alluxio.yaml"]
     assert not differences(expected["values"], chart_values, "values"), differences(expected["values"], chart_values, "values")
     options = chart_values["fuse"]["mountOptions"].split(",")
@@ -139,7 +139,7 @@ def test_seed_004_chart_values_reproduced(rendered):
 
 def test_the_seed_store_type_memory_is_caught(rendered):
     # The seed's own value, MEMORY, does not reach the values: the check refuses it.
-    _, values = load(rendered["seed004"][0])
+    _unused, values = load(rendered["seed004"][0])
     assert values["helm-values_alluxio_alluxio.yaml"]["properties"]["alluxio.user.client.cache.store.type"] == "MEM"
     returncode, output = render(INVENTORIES["seed004"], os.path.join(rendered["seed004"][0], "..", "memory"),
                                 {"alluxio_properties": {"alluxio.user.client.cache.store.type": "MEMORY"}})
@@ -149,8 +149,8 @@ def test_the_seed_store_type_memory_is_caught(rendered):
 
 def test_every_encrypt_option_names_a_rendered_secret_key(rendered):
     for name in ("seed001", "seed002", "v100-cluster", "local"):
-        objects, _ = load(rendered[name][0])
-        refs = [option["valueFrom"]["secretKeyRef"] for (kind, _), obj in objects.items() if kind == "Dataset"
+        objects, _unused = load(rendered[name][0])
+        refs = [option["valueFrom"]["secretKeyRef"] for (kind, _unused), obj in objects.items() if kind == "Dataset"
                 for mount in obj["spec"]["mounts"] for option in mount.get("encryptOptions", [])]
         assert refs, name
         for ref in refs:
@@ -159,7 +159,7 @@ def test_every_encrypt_option_names_a_rendered_secret_key(rendered):
 
 def test_inline_keys_are_redacted_and_warned_about(rendered):
     directory, output = rendered["seed000"]
-    objects, _ = load(directory)
+    objects, _unused = load(directory)
     options = objects[("Dataset", "imagenet")]["spec"]["mounts"][0]["options"]
     assert options == {key: "REDACTED" for key in CREDENTIAL_KEYS}
     assert "OSS keys are inline in the Dataset (allow_inline_credentials)" in folded(output)
@@ -198,7 +198,7 @@ def test_kubeconform_accepts_every_rendered_object(rendered, name):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Invalid: 0, Errors: 0, Skipped: 0" in result.stdout
     for path in glob.glob(os.path.join(directory, "helm-values_*.yaml")):
-        _, namespace, release = os.path.basename(path)[:-len(".yaml")].split("_")
+        _unused, namespace, release = os.path.basename(path)[:-len(".yaml")].split("_")
         result = kubeconform(stdin=helm_template(release, path, namespace))
         assert result.returncode == 0, result.stdout + result.stderr
         assert "Invalid: 0, Errors: 0, Skipped: 0" in result.stdout
@@ -219,7 +219,7 @@ def test_kubeconform_refuses_what_the_apiserver_would(tmp_path):
 @pytest.mark.parametrize("name", list(INVENTORIES))
 def test_schema_problems_finds_none_in_every_rendered_object(rendered, name):
     # The collection's own check (filter schema_problems, shipped schemas) agrees with kubeconform.
-    objects, _ = load(rendered[name][0])
+    objects, _unused = load(rendered[name][0])
     assert schema_problems(list(objects.values())) == []
 
 
@@ -302,7 +302,7 @@ def test_inventory_tuning_profiles_add_to_the_built_in_ones_and_win_on_a_shared_
     returncode, output = render(INVENTORIES["local"], directory, {"fluidops_tuning_profiles": profiles,
                                                                   "datasets_list": [imagenet, coco]})
     assert returncode == 0, output
-    objects, _ = load(str(directory))
+    objects, _unused = load(str(directory))
     block_size = {name: objects[("AlluxioRuntime", name)]["spec"]["properties"].get("alluxio.user.block.size.bytes.default")
                   for name in ("imagenet", "coco")}
     assert block_size == {"imagenet": "8MB", "coco": "4MB"}

@@ -51,7 +51,10 @@ def test_the_environment_given_reaches_ansible_and_a_given_data_dir_is_kept(tmp_
     assert run.results(task="ansible.builtin.debug")[0]["res"]["msg"] == "given"
     [ident] = os.listdir(tmp_path / "run" / "artifacts")
     assert os.listdir(tmp_path / "run" / "artifacts" / ident / "job_events")
-    private = lambda: {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("fluidops-run-")}  # noqa: E731
+
+    def private():
+        return {name for name in os.listdir(tempfile.gettempdir()) if name.startswith("fluidops-run-")}
+
     before = private()
     with pytest.raises(ValueError, match="env leaves out PATH"):
         run_playbook(str(play), env={name: value for name, value in os.environ.items() if name != "PATH"})

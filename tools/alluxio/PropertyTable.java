@@ -148,12 +148,14 @@ public final class PropertyTable {
     aliases.forEach((alias, name) -> py.append("    ").append(str(alias)).append(": ").append(str(name)).append(",\n"));
     py.append("}\n\n# Keys marked @Deprecated -> Alluxio's message (PropertyKey.getDeprecationMessage).\n")
         .append("DEPRECATED = {\n");
-    deprecated.forEach((name, message) ->
-        py.append("    ").append(str(name)).append(": ").append(str(message)).append(",\n"));
+    deprecated.forEach((name, message) -> {
+      String line = "    " + str(name) + ": " + str(message) + ",";
+      // A message too long for a line: adjacent literals in parentheses, split at spaces.
+      py.append(line.length() <= LINE ? line + "\n" : fill("    " + str(name) + ": (", words(message), " ", "),"));
+    });
     py.append("}\n\n# Enum class -> its constants' names, in declaration order.\nENUMS = {\n");
-    enums.forEach((cls, names) -> py.append("    ").append(str(cls)).append(": (")
-        .append(String.join(", ", names.stream().map(PropertyTable::str).toArray(String[]::new)))
-        .append(names.size() == 1 ? ",)" : ")").append(",\n"));
+    enums.forEach((cls, names) -> py.append(
+        fill("    " + str(cls) + ": (", names.stream().map(PropertyTable::str).toList(), ", ", names.size() == 1 ? ",)," : "),")));
     py.append("}\n\n")
         .append("# PropertyKey.Template, in the order PropertyKey.fromString tries them after KEYS and ALIASES:\n")
         .append("# (constant, name pattern in Python's re syntax, to match whole with re.ASCII, type, a name\n")
@@ -161,8 +163,7 @@ public final class PropertyTable {
         .append("# a key whose type the name takes, STRING when it names none.\n")
         .append("TEMPLATES = (\n");
     for (String[] t : templates) {
-      py.append("    (").append(str(t[0])).append(", r\"").append(t[1]).append("\", ").append(str(t[2]))
-          .append(", ").append(t[3] == null ? "None" : str(t[3])).append("),\n");
+      py.append(fill("    (", List.of(str(t[0]), "r\"" + t[1] + "\"", str(t[2]), t[3] == null ? "None" : str(t[3])), ", ", "),"));
     }
     py.append(")\n");
     System.err.printf("%d keys, %d aliases, %d deprecated, %d enums, %d templates%n",
@@ -180,6 +181,47 @@ public final class PropertyTable {
   }
 
   /** A Python string literal: double quotes, backslash escapes, ASCII only. */
+  /** The longest line written (ansible-test's pycodestyle: 160). */
+  private static final int LINE = 160;
+
+  /**
+   * PREFIX (ending with an opening bracket), the ITEMS joined by SEPARATOR, then SUFFIX, and a
+   * newline: on one line when it fits in LINE, else on as many as it takes, each continuation
+   * aligned after the bracket (the test's pycodestyle, ansible-test sanity, wants that).
+   */
+  private static String fill(String prefix, List<String> items, String separator, String suffix) {
+    String pad = " ".repeat(prefix.length());
+    String glue = separator.stripTrailing();
+    StringBuilder out = new StringBuilder();
+    String line = prefix;
+    for (int i = 0; i < items.size(); i++) {
+      String item = items.get(i) + (i == items.size() - 1 ? suffix : glue);
+      // Adjacent string literals (no separator) go one a line: Python joins them either way.
+      if (i > 0 && (glue.isEmpty() || (line + " " + item).length() > LINE)) {
+        out.append(line).append('\n');
+        line = pad + item;
+      } else {
+        line = i == 0 ? line + item : line + " " + item;
+      }
+    }
+    return out.append(line).append('\n').toString();
+  }
+
+  /** TEXT as Python literals of at most 60 characters of it each, split after spaces. */
+  private static List<String> words(String text) {
+    List<String> parts = new ArrayList<>();
+    StringBuilder part = new StringBuilder();
+    for (String word : text.split("(?<= )")) {
+      if (part.length() > 0 && part.length() + word.length() > 60) {
+        parts.add(str(part.toString()));
+        part.setLength(0);
+      }
+      part.append(word);
+    }
+    parts.add(str(part.toString()));
+    return parts;
+  }
+
   private static String str(String text) {
     StringBuilder out = new StringBuilder("\"");
     for (char c : text.toCharArray()) {

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Configuration of a real Alluxio from the bundle's tuning profiles, the way a cluster gets it.
 
 The standalone chart's values come from the collection's own code (module_utils/alluxio_chart.py

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make bench-datapath: the data path measured, not asserted. A benchmark command, not a test.
 
 In one run, each case several times (median and spread), on one node host container:
@@ -296,7 +295,7 @@ class Bench:
         """`measure()` returns {workload: epoch result}; called `runs` times."""
         log("%s (%d runs)" % (name, self.runs))
         entry = {"name": name, "group": group, "note": note, "results": {w: [] for w in WORKLOADS}}
-        for _ in range(self.runs):
+        for _run in range(self.runs):
             for workload, result in measure().items():
                 entry["results"][workload].append(result)
         self.cases.append(entry)
@@ -618,7 +617,7 @@ def main():
         "store": "versitygw %s (S3, posix backend) behind tools/bench/throttle.py: %.0f ms one-way delay each way "
                  "(%.0f ms round trip), %.0f MiB/s shared by all replies" % (
                      pinned("VERSITYGW_VERSION"), args.delay_ms, 2 * args.delay_ms, args.rate_mib),
-        "load_seconds": bench.load_seconds, "cases": [{k: v for k, v in c.items()} for c in bench.cases],
+        "load_seconds": bench.load_seconds, "cases": [dict(c) for c in bench.cases],
         "seconds": round(time.monotonic() - began), "local_cluster_up": cluster_up,
     }
     report["goals"] = goals(report["cases"])

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make bench: the bundle's own speed on the local cluster, and how it grows with the nodes. A
 benchmark command, not a test: each measure several times, median and min-max.
 
@@ -45,7 +44,7 @@ from localcluster.apiproxy import ApiProxy  # noqa: E402  pylint: disable=wrong-
 CACHE = os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops"))
 LOCAL = os.path.join(CACHE, "localcluster")
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
-HOSTS = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]  # the local cluster's node host containers
+HOSTS = ("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4")  # the local cluster's node host containers
 # site.yml's phases up to the warm-up, the OS phase (nodes.yml) apart.
 CLUSTER_PHASES = ["playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml",
                   "playbooks/warmup.yml"]
@@ -100,7 +99,7 @@ class Bench:
         stats = document.get("stats", {})
         result = {"seconds": round(seconds, 2), "rc": done.returncode, "slowest_tasks": slowest_tasks(document),
                   "cpu_seconds": round(after_cpu.ru_utime + after_cpu.ru_stime - before_cpu.ru_utime - before_cpu.ru_stime, 2),
-                  "requests": len(requests), "requests_by_verb": dict(collections.Counter(method for method, _ in requests)),
+                  "requests": len(requests), "requests_by_verb": dict(collections.Counter(method for method, _unused in requests)),
                   "changed": sum(host.get("changed", 0) for host in stats.values()),
                   "failed": sum(host.get("failures", 0) + host.get("unreachable", 0) for host in stats.values())}
         if done.returncode:
@@ -149,12 +148,12 @@ def _task_results(document):
 
 def slowest_tasks(document, count=8):
     """The run's slowest tasks, [seconds, name], by wall time (all hosts of the task)."""
-    return [[round(seconds, 1), name] for name, seconds, _ in sorted(_task_results(document), key=lambda t: -t[1])[:count]]
+    return [[round(seconds, 1), name] for name, seconds, _unused in sorted(_task_results(document), key=lambda t: -t[1])[:count]]
 
 
 def failures(document):
     """Each failed result of a run: "task [host]: message"."""
-    return ["%s [%s]: %s" % (name, host, str(result.get("msg", ""))[:500]) for name, _, hosts in _task_results(document)
+    return ["%s [%s]: %s" % (name, host, str(result.get("msg", ""))[:500]) for name, _unused, hosts in _task_results(document)
             for host, result in hosts.items() if result.get("failed") or result.get("unreachable")]
 
 
@@ -256,7 +255,7 @@ def os_phase(bench, host_counts, image):
             with open(os.path.join(inventory, "hosts.yml"), "w", encoding="utf-8") as handle:
                 yaml.safe_dump(hosts, handle)
             cold, idempotent = [], []
-            for _ in range(bench.runs):
+            for _run in range(bench.runs):
                 fresh_hosts(count)
                 cold.append(bench.playbook(["playbooks/nodes.yml"], inventory))
                 idempotent.append(bench.playbook(["playbooks/nodes.yml"], inventory))
@@ -301,7 +300,7 @@ def tunings(bench, count):
     rows = []
     for name, what, playbooks, tuned, defaults in cases:
         measured = {"tuned": [], "defaults": []}
-        for _ in range(bench.runs):
+        for _run in range(bench.runs):
             for variant, options in (("defaults", defaults), ("tuned", tuned)):
                 measured[variant].append(bench.playbook(playbooks, inventory, **options))
         row = {"name": name, "what": what, "nodes": count, "tuned": summarize(measured["tuned"]),
@@ -414,7 +413,7 @@ def chart(report, path):
     draw = ImageDraw.Draw(image)
     draw.text((10, 10), "The bundle's runs: median seconds by simulated GPU nodes (lines: min-max)", fill="black")
     series = [("cold", (200, 60, 40)), ("idempotent", (40, 90, 160)), ("status", (60, 150, 60)), ("render", (150, 110, 40))]
-    peak = max(row[name]["seconds"]["max"] for row in rows for name, _ in series) * 1.1
+    peak = max(row[name]["seconds"]["max"] for row in rows for name, _unused in series) * 1.1
     sizes = [row["nodes"] for row in rows]
 
     def x(nodes):

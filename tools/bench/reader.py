@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """One epoch of a data loader's reads, run inside the benchmark's host (standard library only):
 several reader threads take the files in a shuffled order and read each one whole, the small
 files in one read each as an image decoder would, the shards in 1 MiB records as a TFRecord
@@ -127,7 +126,7 @@ def main():
             total += got
         totals.append(total)
 
-    threads = [threading.Thread(target=reader) for _ in range(args.threads)]
+    threads = [threading.Thread(target=reader) for _thread in range(args.threads)]
     start = time.monotonic()
     for thread in threads:
         thread.start()

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A TCP proxy that makes a loopback server behave like a remote one: every byte is held back by
 a one-way delay in each direction (so a request's round trip costs twice the delay, as netem's
 `delay` would), and the bytes sent back share one bandwidth limit (a token bucket, as tc's `tbf`

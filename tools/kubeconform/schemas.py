@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Writes JSON schemas, offline, from the real API definitions: kubeconform's, and the subset the
 collection ships for its own checks (plugins/plugin_utils/schema_check.py). Both come from the
 same transformation (strict), so what kubeconform refuses in the render tests is what the
@@ -51,7 +51,7 @@ QUANTITY_DEFINITION = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 # What the collection ships: (source, group, version, kind). A source names one --version.
-SHIPPED = [
+SHIPPED = (
     ("kubernetes", "", "v1", "Namespace"),
     ("kubernetes", "", "v1", "Secret"),
     ("kubernetes", "", "v1", "PersistentVolume"),
@@ -77,7 +77,7 @@ SHIPPED = [
     ("fluid", "data.fluid.io", "v1alpha1", "JindoRuntime"),
     ("fluid", "data.fluid.io", "v1alpha1", "DataLoad"),
     ("mpi-operator", "kubeflow.org", "v2beta1", "MPIJob"),
-]
+)
 # Schema keywords validation does not read: dropped from the shipped files to keep them small.
 ANNOTATIONS = ("description", "default", "example", "externalDocs", "nullable")
 
@@ -247,8 +247,8 @@ def write(path, schema, **dump):
 def kubeconform(out, swagger, crd_paths):
     definitions, kinds = builtins(swagger)
     write(os.path.join(out, DEFINITIONS), {"definitions": definitions})
-    schemas = {key: definitions[name] for key, (name, _) in kinds.items()}
-    schemas.update({key: schema for key, (schema, _, _) in custom_resources(crd_paths).items()})
+    schemas = {key: definitions[name] for key, (name, _unused) in kinds.items()}
+    schemas.update({key: schema for key, (schema, _unused, _unused) in custom_resources(crd_paths).items()})
     for (group, version, kind), schema in schemas.items():
         path = os.path.join(out, group or version, "%s_%s.json" % (kind.lower(), version))
         write(path, rewrite_refs(copy.deepcopy(schema), "../%s#" % DEFINITIONS))
@@ -296,7 +296,7 @@ def collection(out, swagger, crd_paths, versions, shipped=SHIPPED):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for command in ("kubeconform", "collection"):
         sub = commands.add_parser(command)
@@ -310,7 +310,7 @@ def main(argv):
         print(kubeconform(args.out, args.swagger, args.crds))
         return
     versions = dict(item.split("=", 1) for item in args.version)
-    missing = sorted({source for source, _, _, _ in SHIPPED} - set(versions))
+    missing = sorted({source for source, _unused, _unused, _unused in SHIPPED} - set(versions))
     if missing:
         parser.error("--version SOURCE=VERSION missing for %s" % ", ".join(missing))
     print(collection(args.out, args.swagger, args.crds, versions))

@@ -67,17 +67,17 @@ class ApiProxy:
     def watching(self):
         """How many open connections carry a watch."""
         with self.lock:
-            return sum(1 for _, watch in self.open.values() if watch)
+            return sum(1 for _unused, watch in self.open.values() if watch)
 
     def cut(self):
         """Resets every open connection, as a network blip does; returns how many carried a watch."""
         with self.lock:
             cut, self.open = self.open, {}
-        for client_side, (server_side, _) in cut.items():
+        for client_side, (server_side, _unused) in cut.items():
             reset(client_side)
             if server_side is not None:
                 reset(server_side)
-        return sum(1 for _, watch in cut.values() if watch)
+        return sum(1 for _unused, watch in cut.values() if watch)
 
     def close(self):
         self.listener.close()
@@ -86,7 +86,7 @@ class ApiProxy:
     def _accept(self):
         while True:
             try:
-                raw, _ = self.listener.accept()
+                raw, _unused = self.listener.accept()
             except OSError:
                 return  # closed
             if self.refusing:

@@ -3,7 +3,9 @@
 # nothing else than progress on stderr. A second run finds everything and returns at once.
 #   kube      kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and etcd (kube/)
 #   kwok      simulated kubelets, go install sigs.k8s.io/kwok/cmd/kwok
-#   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in
+#   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in, and the
+#             helm-diff plugin (go install github.com/databus23/helm-diff/v3) in a plugin
+#             directory beside it; $cache/helm runs Helm with that directory as HELM_PLUGINS
 #   fluid     the Fluid charts and CRDs from the Fluid Go module (plus a packaged archive), and
 #             Fluid's dataset controller (with the DataLoad controller) and AlluxioRuntime controller
 #   mpijob    the MPIJob CRD and mpi-operator's controller from the mpi-operator Go module
@@ -92,7 +94,40 @@ if [ ! -x "$helm_bin" ]; then
     -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean" \
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 fi
-link "$helm_bin" "$cache/helm"
+
+# helm-diff, which kubernetes.core.helm runs to tell whether an upgrade changes the release (without
+# it the module warns that its idempotency check can miss changes). A Helm plugin directory: the
+# module's plugin.yaml and bin/diff (its install hooks download a release: not run, nor needed).
+diff_dir="$cache/helm-plugins-$HELM_DIFF_VERSION"
+if [ ! -x "$diff_dir/diff/bin/diff" ]; then
+  log "installing the helm-diff plugin $HELM_DIFF_VERSION"
+  # The checksum database answers for its dependencies, not for it: its zip's hash is checked here.
+  # Built in a copy of the module by its own go.sum (go install asks the proxy for the module's
+  # version list, to warn of a deprecation, and the proxy refuses that list here).
+  read -r diff_src diff_sum < <(GONOSUMDB=github.com/databus23/helm-diff go mod download -json \
+    "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["Dir"], d["Sum"])')
+  if [ "$diff_sum" != "$HELM_DIFF_SUM" ]; then
+    log "helm-diff $HELM_DIFF_VERSION: the module's hash is $diff_sum, versions.env pins $HELM_DIFF_SUM"
+    exit 1
+  fi
+  rm -rf "$diff_dir" && mkdir -p "$diff_dir/diff/bin"
+  diff_work=$(mktemp -d "$cache/.build.XXXXXX")
+  cp -r "$diff_src/." "$diff_work" && chmod -R u+w "$diff_work"
+  (cd "$diff_work" && timed go build -mod=mod -trimpath -o "$diff_dir/diff/bin/diff" \
+    -ldflags "-s -w -X github.com/databus23/helm-diff/v3/cmd.Version=${HELM_DIFF_VERSION#v}" .)
+  cp "$diff_src/plugin.yaml" "$diff_dir/diff/plugin.yaml" && chmod u+w "$diff_dir/diff/plugin.yaml"
+  rm -rf "$diff_work"
+fi
+# $cache/helm: Helm with that plugin directory, for every caller (the inventory's helm binary,
+# Fluid's controllers' ddc-helm, the tests).
+helm_run="$cache/helm-$HELM_VERSION-diff-$HELM_DIFF_VERSION"
+if [ ! -x "$helm_run/helm" ]; then
+  mkdir -p "$helm_run"
+  printf '#!/bin/sh\n# Helm %s with the helm-diff plugin %s (tools/localcluster/build.sh).\nHELM_PLUGINS='"'"'%s'"'"' exec '"'"'%s'"'"' "$@"\n' \
+    "$HELM_VERSION" "$HELM_DIFF_VERSION" "$diff_dir" "$helm_bin" > "$helm_run/helm.part"
+  chmod +x "$helm_run/helm.part" && mv "$helm_run/helm.part" "$helm_run/helm"
+fi
+link "$helm_run/helm" "$cache/helm"
 
 if wants fluid; then
   fluid_dir="$cache/fluid-$FLUID_VERSION"

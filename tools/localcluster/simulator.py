@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """SIMULATED programs of the local cluster: what would run inside pods that kwok only pretends
 to run, and JindoRuntime. Fluid's dataset, DataLoad and AlluxioRuntime controllers,
 mpi-operator and Alluxio itself are the real programs (cluster.sh, alluxio.sh); this process:
@@ -143,7 +142,7 @@ class Simulator:
             if (namespace, name) not in self.mounted and pod.status.phase == "Running":
                 mounts = self.mount_info(namespace, release)
                 if mounts is not None and self.mount_standins(mounts):
-                    self.mounted[(namespace, name)] = [path for path, _ in mounts]
+                    self.mounted[(namespace, name)] = [path for path, _unused in mounts]
         gone = [k for k in self.mounted if k not in live]
         for key in gone:
             self.unmount_unused(key, self.mounted.pop(key))
@@ -357,7 +356,7 @@ def standin_tree(ufs):
     a directory of FLUIDOPS_ALLUXIO_STANDINS, the hosts' /standins, filled on first use with
     ImageNet's layout as TFRecord shards at this machine's scale (train 64 x 512 KiB, validation
     8 x 512 KiB; ImageNet's are 1024 + 128 shards of about 130 MB). Returns the path Alluxio mounts."""
-    scheme, _, rest = ufs.partition("://")
+    scheme, _separator, rest = ufs.partition("://")
     relative = os.path.join(scheme or "local", *[p for p in rest.split("/") if p not in ("", ".", "..")])
     tree = os.path.join(os.environ["FLUIDOPS_ALLUXIO_STANDINS"], relative)
     done = tree.rstrip("/") + ".complete"  # beside the tree, not in what Alluxio mounts
@@ -392,7 +391,7 @@ def launcher_output(job, fraction, pod):
     command = " ".join(c for container in pod.spec.containers for c in (container.command or []) + (container.args or []))
     tagged = "--tag-output" in command
     rng = random.Random(meta["uid"])
-    rank_bias = [rng.uniform(0.985, 1.015) for _ in range(ranks)]
+    rank_bias = [rng.uniform(0.985, 1.015) for _rank in range(ranks)]
 
     def job_rate(step):
         """The job-wide running mean at a step: a slow start weighs less as the steps add up."""

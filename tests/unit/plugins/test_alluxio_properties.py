@@ -62,7 +62,7 @@ def test_every_built_in_profile_passes_clean(profile):
 
 
 def test_seed_004_memory_store_type_is_refused_with_the_hint():
-    errors, _ = check_properties({"alluxio.user.client.cache.store.type": "MEMORY"}, "alluxio_profile_overrides")
+    errors, _unused = check_properties({"alluxio.user.client.cache.store.type": "MEMORY"}, "alluxio_profile_overrides")
     assert errors == [
         "alluxio_profile_overrides[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; "
         "use MEM (seed 004 writes MEMORY, which Alluxio 2.9 rejects)"]
@@ -124,7 +124,7 @@ def test_the_grammar_is_alluxios_not_the_old_regexes(text, old_regex, alluxio):
 @pytest.mark.parametrize("name, expected", NAMES)
 def test_names_are_known_as_alluxio_knows_them(name, expected):
     assert property_type(java_trim(name)) == expected
-    _, warnings = check_properties({name: "1"})
+    _unused, warnings = check_properties({name: "1"})
     assert bool(warnings) == (expected is None)
 
 
@@ -179,7 +179,7 @@ def test_the_table_is_alluxios_sorted_with_declared_enum_order():
 
 
 def test_every_template_example_resolves_to_its_template():
-    examples = [(constant, kind, example) for constant, _, kind, example in table.TEMPLATES if example]
+    examples = [(constant, kind, example) for constant, _unused, kind, example in table.TEMPLATES if example]
     assert len(examples) >= len(table.TEMPLATES) - 1  # RPC_EXECUTOR_KEEPALIVE's format does not match its pattern
     for constant, kind, example in examples:
         assert example not in table.KEYS, constant

@@ -37,11 +37,11 @@ def test_seed_003_dataset_over_a_pvc():
 
 def test_the_runtime_pods_tolerate_the_gpu_nodes_taints():
     taints = [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]
-    dataset, _ = build_dataset(pvc_dataset(), 0, dict(CONTEXT, tolerations=taints))["manifests"]
+    dataset, _unused = build_dataset(pvc_dataset(), 0, dict(CONTEXT, tolerations=taints))["manifests"]
     assert dataset["spec"]["tolerations"] == [
         {"operator": "Equal", "key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]
     # An item's own list replaces the nodes' taints; an empty one asks for none.
-    dataset, _ = build_dataset(dict(pvc_dataset(), tolerations=[]), 0, dict(CONTEXT, tolerations=taints))["manifests"]
+    dataset, _unused = build_dataset(dict(pvc_dataset(), tolerations=[]), 0, dict(CONTEXT, tolerations=taints))["manifests"]
     assert "tolerations" not in dataset["spec"]
 
 
@@ -98,7 +98,7 @@ def test_profile_then_single_key_overrides():
      "runtime.fuse_args has attr_timeout=2h: attr_timeout takes a number of seconds, such as attr_timeout=7200"),
     (pvc_dataset(fuse_args=["fuse", "--fuse-opts=kernel cache"]), "runtime.fuse_args has kernel cache, which is not a FUSE mount option"),
     (dict(pvc_dataset(type="jindo"), runtime={"type": "jindo", "fuse_args": ["-odirect_io"],
-                                               "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}),
+                                              "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}),
      "runtime.fuse_args has direct_io"),
 ])
 def test_bad_input_names_the_variable_the_value_and_what_is_allowed(item, message):

@@ -22,9 +22,9 @@ def test_redact_secret_data_and_inline_keys_but_not_names():
     assert redact_secrets(secret)["stringData"] == {"a": "REDACTED"} and redact_secrets(secret)["data"] == {"b": "REDACTED"}
     assert secret["stringData"] == {"a": "1"}
     dataset = {"kind": "Dataset", "spec": {"mounts": [{"options": {"fs.oss.accessKeyId": "id", "fs.oss.accessKeySecret": "k",
-                                                                     "fs.oss.endpoint": "e"},
-                                                         "encryptOptions": [{"name": "fs.oss.accessKeyId",
-                                                                             "valueFrom": {"secretKeyRef": {"name": "s", "key": "fs.oss.accessKeyId"}}}]}]}}
+                                                                   "fs.oss.endpoint": "e"},
+                                                       "encryptOptions": [{"name": "fs.oss.accessKeyId",
+                                                                           "valueFrom": {"secretKeyRef": {"name": "s", "key": "fs.oss.accessKeyId"}}}]}]}}
     mount = redact_secrets(dataset)["spec"]["mounts"][0]
     assert mount["options"] == {"fs.oss.accessKeyId": "REDACTED", "fs.oss.accessKeySecret": "REDACTED", "fs.oss.endpoint": "e"}
     assert mount["encryptOptions"] == dataset["spec"]["mounts"][0]["encryptOptions"]

@@ -1,7 +1,9 @@
 """The modules' exact API calls, against a fake cluster: exit_json/fail_json raise, module args
 are set as Ansible sets them, and the fake records what the module asked of the API."""
 
+import contextlib
 import copy
+import json
 import os
 import re
 import time
@@ -11,12 +13,32 @@ import pytest
 import urllib3
 import yaml
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
-from ansible_collections.fluidops.accel.plugins.modules import alluxio_cluster_info, chart_crds, fluid_dataload, fluid_dataset_info, gpu_node_labels, mpijob
+from ansible_collections.fluidops.accel.plugins.modules import (
+    alluxio_cluster_info,
+    benchmark_report,
+    chart_crds,
+    fluid_dataload,
+    fluid_dataset_info,
+    gpu_node_labels,
+    mpijob,
+)
+
+try:
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core before 2.19: the module arguments set as Ansible sets them
+
+    @contextlib.contextmanager
+    def patch_module_args(args):
+        before = basic._ANSIBLE_ARGS
+        basic._ANSIBLE_ARGS = json.dumps({"ANSIBLE_MODULE_ARGS": args}).encode("utf-8")
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = before
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
 LOGS = os.path.join(FIXTURES, "..", "logs")
@@ -32,16 +54,51 @@ class Failed(Exit):
     pass
 
 
+# Keys a module's result must not carry: ansible-core 2.19 deprecates them (removed in 2.23) and
+# prints a [DEPRECATION WARNING] for each run; a module warns through module.warn (module.deprecate).
+REFUSED_RESULT_KEYS = ("warnings", "deprecations")
+
+
+def refused_keys(results):
+    """[(keys, msg)] of the results that carry REFUSED_RESULT_KEYS."""
+    return [(sorted(key for key in REFUSED_RESULT_KEYS if key in result), result.get("msg")) for result in results
+            if any(key in result for key in REFUSED_RESULT_KEYS)]
+
+
 @pytest.fixture(autouse=True)
 def raise_on_exit(monkeypatch):
+    """exit_json and fail_json raise; after the test, no result any module returned in it carried
+    warnings or deprecations (checked then, so that no except in a module can hide it)."""
+    results = []
+
     def exit_json(self, **result):
+        results.append(result)
         raise Exit(result)
 
     def fail_json(self, msg, **result):
+        results.append(dict(result, msg=msg))
         raise Failed(dict(result, msg=msg))
 
     monkeypatch.setattr(basic.AnsibleModule, "exit_json", exit_json)
     monkeypatch.setattr(basic.AnsibleModule, "fail_json", fail_json)
+    yield
+    assert refused_keys(results) == []
+
+
+def test_a_result_with_warnings_or_deprecations_is_found():
+    results = [{"changed": False}, {"changed": True, "warnings": ["w"]}, {"msg": "m", "deprecations": [{"msg": "d"}]}]
+    assert refused_keys(results) == [(["warnings"], None), (["deprecations"], "m")]
+
+
+def test_benchmark_report_writes_its_files_and_warns_through_nothing_but_module_warn(tmp_path):
+    runs = [{"label": "nfs", "duration_seconds": 8159, "throughput": {"images_per_sec_at_step": 3136.0}},
+            {"label": "fluid (warm)", "duration_seconds": 5542, "throughput": {"images_per_sec_at_step": 20859.5}}]
+    with patch_module_args({"dest": str(tmp_path), "runs": runs}), pytest.raises(Exit) as outcome:
+        benchmark_report.main()
+    assert outcome.value.result["changed"] and sorted(os.listdir(tmp_path)) == ["benchmark.json", "benchmark.md", "benchmark.png"]
+    with patch_module_args({"dest": str(tmp_path), "runs": [{"duration_seconds": 1}]}), pytest.raises(Failed) as failed:
+        benchmark_report.main()
+    assert failed.value.result["msg"].startswith("runs must list at least one run, each with a label")
 
 
 class Instance(dict):
@@ -80,7 +137,7 @@ class FakeCluster(object):
             if key not in self.objects:
                 raise NotFoundError(ApiException(status=404, reason="Not Found"))
             return Instance(self.objects[key])
-        items = [o for (kind, ns, _), o in sorted(self.objects.items()) if kind == resource.kind and ns == namespace]
+        items = [o for (kind, ns, _unused), o in sorted(self.objects.items()) if kind == resource.kind and ns == namespace]
         return Instance({"items": items, "metadata": {"resourceVersion": "100"}})
 
     def create(self, resource, body, namespace=None):
@@ -616,7 +673,7 @@ def test_a_watch_that_goes_silent_ends_at_its_read_timeout_and_the_wait_goes_on(
     result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 600}, cluster, monkeypatch).result
     assert result["datasets"][0]["phase"] == "Bound" and result["reconnects"] == 1
     # Each watch reads for at most the server's timeout and a grace: a silent connection ends.
-    (first, watcher), _ = cluster.watchers
+    (first, watcher), _unused = cluster.watchers
     assert isinstance(watcher, fluid_client.TimedWatch) and watcher.read_seconds == first + fluid_client.WATCH_READ_GRACE
 
 
@@ -646,7 +703,7 @@ def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatc
 
 def k8s_node(name, labels=None, annotations=None, taints=None):
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {}, **{"kubernetes.io/hostname": name}),
-                                                          "annotations": annotations or {}},
+                                                             "annotations": annotations or {}},
             "spec": {"taints": taints} if taints is not None else {}}
 
 

@@ -104,7 +104,7 @@ GOOD = {
         "apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "horovod-resnet50", "namespace": "default"},
         "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
             "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "launcher", "image": "horovod-benchmark",
-                                                                                "command": ["mpirun", "-np", "16"]}]}}},
+                                                                              "command": ["mpirun", "-np", "16"]}]}}},
             "Worker": {"replicas": 2, "template": {"metadata": {"labels": {"app": "horovod"}}, "spec": POD_SPEC}}}}},
 }
 
@@ -134,7 +134,7 @@ def test_a_good_object_of_each_shipped_kind_passes(key):
 def test_the_bundles_own_objects_pass():
     """What the bundle's builders write: datasets with both runtimes, NFS volumes, OSS Secrets, the MPIJob."""
     datasets = [{"name": "imagenet", "placement": "Shared", "mounts": [{"mount_point": "oss://imagenet/data/", "oss_secret": "imagenet-oss",
-                                                 "options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"}}],
+                                                                        "options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"}}],
                  "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "100Gi"}],
                              "properties": {"alluxio.user.file.passive.cache.enabled": "false"}}},
                 {"name": "coco", "placement": "Shared", "mounts": [{"mount_point": "pvc://nfs-coco", "name": "nfs-coco"}],
@@ -229,7 +229,7 @@ def test_a_bad_namespace_name():
 
 def test_bad_label_keys_and_values():
     node = good("v1/Node", metadata={"name": "gpu-node-1", "labels": {"fluidops.io/gpu/node": "true", "-gpu": "true", "Example.com/gpu": "x",
-                                                                    "gpu-model": "Tesla V100"}})
+                                                                      "gpu-model": "Tesla V100"}})
     assert problems([node]) == [
         "Node gpu-node-1: metadata.labels has the label key fluidops.io/gpu/node, which has more than one '/'",
         "Node gpu-node-1: metadata.labels has the label key -gpu, which has a name part that is not 1-63 letters, digits, '-', '_' or '.' "

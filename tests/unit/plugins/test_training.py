@@ -154,13 +154,13 @@ def test_bad_training_variables_are_named(change, message):
 
 
 RUNS = [{"label": "nfs", "duration_seconds": 8159, "throughput": {"images_per_sec_at_step": 3136.0, "images_per_sec_at_last_step": 15024.0,
-                                                                   "last_step": 14070, "accuracy_top5": 0.9228, "simulated": False}},
+                                                                  "last_step": 14070, "accuracy_top5": 0.9228, "simulated": False}},
         {"label": "fluid (cold)", "duration_seconds": 6223, "throughput": {"images_per_sec_at_step": 8889.6,
-                                                                            "images_per_sec_at_last_step": 20506.3,
-                                                                            "last_step": 14070, "accuracy_top5": 0.9204}},
+                                                                           "images_per_sec_at_last_step": 20506.3,
+                                                                           "last_step": 14070, "accuracy_top5": 0.9204}},
         {"label": "fluid (warm)", "duration_seconds": 5542, "throughput": {"images_per_sec_at_step": 20859.5,
-                                                                            "images_per_sec_at_last_step": 21329.0,
-                                                                            "last_step": 14070, "accuracy_top5": 0.9243}}]
+                                                                           "images_per_sec_at_last_step": 21329.0,
+                                                                           "last_step": 14070, "accuracy_top5": 0.9243}}]
 
 
 def test_the_report_has_the_seeds_rows():

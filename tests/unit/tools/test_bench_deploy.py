@@ -78,7 +78,7 @@ def test_growth_goals_and_the_report_come_from_the_medians(tmp_path):
 def test_the_slowest_tasks_and_the_failures_are_read_from_the_json_callback():
     def task(name, start, end, **hosts):
         return {"task": {"name": name, "duration": {"start": "2026-11-22T08:00:%02d.000000Z" % start,
-                                                     "end": "2026-11-22T08:00:%02d.500000Z" % end}}, "hosts": hosts}
+                                                    "end": "2026-11-22T08:00:%02d.500000Z" % end}}, "hosts": hosts}
     document = {"plays": [{"tasks": [task("Read", 0, 1, localhost={"changed": False}),
                                      task("Wait until Bound", 1, 30, localhost={"failed": True, "msg": "Timed out after 29 s"}),
                                      task("Label", 30, 32, **{"gpu-node-1": {"unreachable": True, "msg": "no container"}})]}]}

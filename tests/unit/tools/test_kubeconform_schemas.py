@@ -124,7 +124,7 @@ def test_kubeconform_gets_the_same_strict_schemas(sources, tmp_path):
 
 
 def test_crds_without_the_quantity_pattern_stop_the_generator(sources, tmp_path):
-    swagger, _ = sources
+    swagger, _unused = sources
     crd = json.loads(json.dumps(CRD))
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["quota"]["pattern"] = "^[0-9]+$"
     path = tmp_path / "other-crd.yaml"
@@ -136,7 +136,7 @@ def test_crds_without_the_quantity_pattern_stop_the_generator(sources, tmp_path)
 def test_the_shipped_files_are_self_contained_and_carry_the_generators_quantity_pattern():
     index = load(os.path.join(SHIPPED_DIR, "index.json"))
     assert index["quantity_pattern"] == schemas.QUANTITY_PATTERN
-    shipped = {("%s/%s" % (group, version) if group else version) + "/" + kind for _, group, version, kind in schemas.SHIPPED}
+    shipped = {("%s/%s" % (group, version) if group else version) + "/" + kind for _unused, group, version, kind in schemas.SHIPPED}
     assert set(index["kinds"]) == shipped
     assert sorted(os.listdir(SHIPPED_DIR)) == sorted(["index.json"] + [entry["file"] for entry in index["kinds"].values()])
     for entry in index["kinds"].values():

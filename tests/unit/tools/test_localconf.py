@@ -18,7 +18,7 @@ with open(os.path.join(localconf.REPO, "roles", "fluidops", "defaults", "main", 
 
 @pytest.mark.parametrize("profile", BUILT_IN)
 def test_every_built_in_profile_gives_chart_values(profile):
-    values, _ = localconf.chart_values(profile, "file:///underFSStorage", "2.9.3")
+    values, _unused = localconf.chart_values(profile, "file:///underFSStorage", "2.9.3")
     assert values["properties"]["alluxio.master.mount.table.root.ufs"] == "file:///underFSStorage"
 
 

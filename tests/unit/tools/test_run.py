@@ -37,7 +37,7 @@ def runs(tmp_path, monkeypatch):
 def files_holding(directory, *values):
     """[(file, value)] for each of the values a file under directory holds."""
     found = []
-    for root, _, names in os.walk(directory):
+    for root, _dirs, names in os.walk(directory):
         for name in names:
             with open(os.path.join(root, name), "rb") as handle:
                 data = handle.read().decode("utf-8", "replace")
@@ -56,7 +56,11 @@ def test_a_run_keeps_its_artifacts_and_prints_its_summary_from_the_events(runs, 
     runs_dir, vaulted, password = runs
     assert run.main([TINY, "-e", "@" + str(vaulted), "--vault-password-file", str(password), "-e", "tiny_note=inline"]) == 2
     directory, artifacts = the_run(runs_dir)
-    read = lambda name: open(os.path.join(artifacts, name), encoding="utf-8").read()  # noqa: E731
+
+    def read(name):
+        with open(os.path.join(artifacts, name), encoding="utf-8") as file:
+            return file.read()
+
     assert (read("status"), read("rc")) == ("failed", "2")
     assert "TASK [Changes something]" in read("stdout") and "PLAY RECAP" in read("stdout")
     events = [json.loads(read(os.path.join("job_events", name))) for name in os.listdir(os.path.join(artifacts, "job_events"))]
@@ -80,7 +84,7 @@ def test_a_run_keeps_its_artifacts_and_prints_its_summary_from_the_events(runs, 
 
 
 def test_a_vault_password_from_the_prompt_is_answered_and_kept_nowhere(runs, monkeypatch):
-    runs_dir, vaulted, _ = runs
+    runs_dir, vaulted, _unused = runs
     monkeypatch.setattr(run.getpass, "getpass", lambda prompt: PASSWORD)
     assert run.main([TINY, "-e", "@" + str(vaulted), "--ask-vault-password"]) == 2
     directory, artifacts = the_run(runs_dir)

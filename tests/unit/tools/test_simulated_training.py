@@ -44,7 +44,7 @@ def test_the_ranks_sum_to_the_seeds_job_wide_figures(workers, fraction, step_100
 
 @pytest.mark.parametrize("uid", ["split", "u0", "u1", "u2", "u3"])
 def test_tagged_output_has_split_lines_that_the_reader_joins(uid):
-    lines, _ = simulator.launcher_output(job(4, uid=uid), None, launcher(["mpirun", "--tag-output"]))
+    lines, _unused = simulator.launcher_output(job(4, uid=uid), None, launcher(["mpirun", "--tag-output"]))
     spliced = [line for line in lines if line.count("<stdout>:") == 2]
     assert spliced, "no line was split across chunks"
     text = "\n".join(lines)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Galaxy's own import checks on the collection as it is published, and the changelog as
+# antsibull-changelog keeps it. From the venv of tools/checks/galaxy.txt:
+#   1. antsibull-changelog lint: the fragments waiting for the next release are well formed;
+#   2. CHANGELOG.md is what antsibull-changelog generate writes from changelogs/changelog.yaml;
+#   3. ansible-galaxy collection build, then galaxy-importer on the tarball: no error and no
+#      warning (its ansible-test run is off: it runs in a container; make lint and make
+#      core-oldest run ansible-test here).
+# Everything it writes goes to a temporary directory. Prints what failed, exits non-zero.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+venv=$("$repo/tools/checks/venv.sh" galaxy)
+work=$(mktemp -d "${TMPDIR:-/tmp}/fluidops-galaxy.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# The venv's `ansible` package holds the collections galaxy.yml depends on: ansible-doc and
+# ansible-lint find them there (no Galaxy server is asked).
+export PATH="$venv/bin:$PATH" ANSIBLE_HOME="$work/ansible-home" ANSIBLE_LOCAL_TEMP="$work/ansible-tmp"
+unset ANSIBLE_CONFIG
+
+cd "$repo"
+antsibull-changelog lint
+mkdir -p "$work/changelog"
+cp -r galaxy.yml changelogs CHANGELOG.md "$work/changelog/"
+(cd "$work/changelog" && antsibull-changelog generate)
+if ! diff -u CHANGELOG.md "$work/changelog/CHANGELOG.md"; then
+  echo "CHANGELOG.md is not what antsibull-changelog generate writes from changelogs/changelog.yaml (the diff above): add a fragment to changelogs/fragments instead of editing it" >&2
+  exit 1
+fi
+echo "changelog ok: fragments lint, CHANGELOG.md generated from changelogs/changelog.yaml"
+
+ansible-galaxy collection build --output-path "$work" >/dev/null
+tarball=$(ls "$work"/fluidops-accel-*.tar.gz)
+# From the temporary directory: it writes importer_result.json where it runs.
+(cd "$work" && GALAXY_IMPORTER_RUN_ANSIBLE_TEST=false GALAXY_IMPORTER_TMP_ROOT_DIR="$work" \
+  python -m galaxy_importer.main --print-result "$tarball" > "$work/import.log" 2>&1) || {
+    cat "$work/import.log"; echo "galaxy-importer failed on $(basename "$tarball")" >&2; exit 1; }
+# Its log lines are LEVEL: message; a result's warnings are also in the JSON it prints.
+if grep -E '^(WARNING|ERROR|CRITICAL)' "$work/import.log"; then
+  echo "galaxy-importer reported the warnings or errors above on $(basename "$tarball")" >&2
+  exit 1
+fi
+# It ran ansible-lint, and read every module's documentation (ansible-doc resolved its fragments).
+python - "$work/import.log" <<'PY'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+assert "...ansible-lint run complete" in text, "galaxy-importer did not run ansible-lint"
+result = json.loads(text[text.index("\n{") + 1:])
+contents = result["docs_blob"]["contents"]
+undocumented = [c["content_name"] for c in contents if c["content_type"] == "module" and not c.get("doc_strings")]
+assert not undocumented, "galaxy-importer read no documentation of %s" % undocumented
+print("galaxy-importer ok: %s %s, %d plugins and roles, ansible-lint run, every module documented, no warning, no error"
+      % (result["metadata"]["name"], result["metadata"]["version"], len(contents)))
+PY
