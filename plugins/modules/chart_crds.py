@@ -10,8 +10,8 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: chart_crds
 short_description: Apply a chart's CustomResourceDefinitions server-side, skipping those a fingerprint shows unchanged
-version_added: 1.0.0
-author: fluidops contributors
+version_added: 1.1.0
+author: fluidops contributors (!UNKNOWN)
 description:
   - Applies each CRD of the files in I(src) server-side (C(kubectl apply --server-side)), as Helm
     does not upgrade the CRDs of a release.

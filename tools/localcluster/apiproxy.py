@@ -140,7 +140,7 @@ class ApiProxy:
         peer = {client_side: server_side, server_side: client_side}
         try:
             while True:
-                readable, _, _ = select.select(list(peer), [], [])
+                readable = select.select(list(peer), [], [])[0]
                 for source in readable:
                     # recv returns what one TLS record holds; pending() tells what is decrypted and left.
                     data = source.recv(65536)

@@ -159,7 +159,7 @@ class FakeCluster(object):
         assert method == "get" and "as=PartialObjectMetadataList" in header_params["Accept"], (method, header_params)
         namespace, kind = ([None] + path.strip("/").split("/"))[-2:]
         self.requests.append(("GET metadata", kind, namespace, None))
-        return Instance({"items": [{"metadata": copy.deepcopy(o["metadata"])} for (k, ns, _), o in sorted(self.objects.items())
+        return Instance({"items": [{"metadata": copy.deepcopy(o["metadata"])} for (k, ns, _name), o in sorted(self.objects.items())
                                    if k == kind and ns == namespace]})
 
     def server_side_apply(self, resource, body, namespace=None, field_manager=None, force_conflicts=None):
