@@ -84,6 +84,8 @@ def test_the_slowest_tasks_and_the_failures_are_read_from_the_json_callback():
                                      task("Label", 30, 32, **{"gpu-node-1": {"unreachable": True, "msg": "no container"}})]}]}
     assert deploy.slowest_tasks(document, count=2) == [[29.5, "Wait until Bound"], [2.5, "Label"]]
     assert deploy.failures(document) == ["Wait until Bound [localhost]: Timed out after 29 s", "Label [gpu-node-1]: no container"]
+    # Only the task that reached a GPU host counts as the hosts' part.
+    assert deploy.host_task_seconds(document) == 2.5
 
 
 def test_a_run_of_several_playbooks_is_read_from_the_last_of_the_callbacks_documents():
