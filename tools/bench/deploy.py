@@ -156,7 +156,7 @@ def slowest_tasks(document, count=8):
 def host_task_seconds(document, controller="localhost"):
     """The wall seconds of the tasks that ran on the GPU hosts (any host but the controller): the
     part of a run that grows with the hosts Ansible reaches, as the API's part grows with requests."""
-    return round(sum(seconds for _, seconds, hosts in _task_results(document) if set(hosts) - {controller}), 1)
+    return round(sum(seconds for _name, seconds, hosts in _task_results(document) if set(hosts) - {controller}), 1)
 
 
 def failures(document):
