@@ -111,7 +111,7 @@ def read_crds(paths):
                 continue
             named = isinstance(document, dict) and (document.get("metadata") or {}).get("name")
             if not named or document.get("kind") != "CustomResourceDefinition":
-                kind = document.get("kind") if isinstance(document, dict) else type(document).__name__
+                kind = document.get("kind") if isinstance(document, dict) else document.__class__.__name__
                 problems.append("%s, document %d: kind %s, not a named CustomResourceDefinition" % (path, index + 1, kind))
                 continue
             crds.append(document)
