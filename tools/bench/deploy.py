@@ -250,7 +250,7 @@ def os_phase(bench, host_counts, image):
     names = ["bench-host-%d" % (index + 1) for index in range(max(host_counts))]
 
     def fresh_hosts(count):
-        run(["podman", "rm", "-f", "-t", "0", *names], check=False)
+        run(["podman", "rm", "--force", "--ignore", "--time", "0", *names], check=False)
         for name in names[:count]:
             run(["podman", "run", "-d", "--name", name, "--hostname", name, "--privileged", image])
 
@@ -271,7 +271,7 @@ def os_phase(bench, host_counts, image):
                 count, spread([r["seconds"] for r in cold])["median"], spread([r["seconds"] for r in idempotent])["median"]))
             rows.append({"hosts": count, "cold": summarize(cold), "idempotent": summarize(idempotent)})
     finally:
-        run(["podman", "rm", "-f", "-t", "0", *names], check=False)
+        run(["podman", "rm", "--force", "--ignore", "--time", "0", *names], check=False)
     return rows
 
 
@@ -391,6 +391,8 @@ def markdown(report):
     for row in report["goals"]:
         lines.append("| %s | %.2f | %s |" % (row["goal"], row["value"], "yes" if row["met"] else "**no**"))
     lines += ["", "What grows with the nodes, and what would remove it:", ""] + report["growth_notes"]
+    for failed in report.get("failed", []):
+        lines += ["", "**Not measured, as the section failed:** %s" % failed]
     lines += ["", "![deploy](benchmarks/deploy.png)", "", "Raw figures: [benchmarks/deploy.json](benchmarks/deploy.json).", MARK_END]
     return "\n".join(lines) + "\n"
 
@@ -494,8 +496,16 @@ def main():
         report = {"machine": machine(), "cpus": os.cpu_count(), "date": datetime.date.today().isoformat(), "runs": args.runs,
                   "commit": run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]).stdout.strip()}
         report["cluster"] = cluster_phases(bench, args.sizes)
-        report["os_phase"] = os_phase(bench, host_counts, image)
-        report["tunings"] = tunings(bench, args.tune_nodes or args.sizes[-1])
+        # A later section that fails keeps what the earlier ones measured: the report names it.
+        report["failed"] = []
+        for name, section in (("os_phase", lambda: os_phase(bench, host_counts, image)),
+                              ("tunings", lambda: tunings(bench, args.tune_nodes or args.sizes[-1]))):
+            try:
+                report[name] = section()
+            except SystemExit as error:
+                report[name] = []
+                report["failed"].append("%s: %s" % (name, error))
+                log("%s failed, the report goes on without it: %s" % (name, error))
     finally:
         bench.proxy.close()
         run([CLUSTER, "nodes", str(len(HOSTS))], check=False)
@@ -513,6 +523,8 @@ def main():
     log("done in %d s: %s, %s" % (report["seconds"], args.doc, path))
     for row in report["goals"]:
         log("%-50s %6.2f %s" % (row["goal"], row["value"], "met" if row["met"] else "missed"))
+    if report["failed"]:
+        raise SystemExit("bench: %d section(s) failed: %s" % (len(report["failed"]), "; ".join(report["failed"])))
 
 
 if __name__ == "__main__":

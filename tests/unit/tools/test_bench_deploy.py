@@ -71,6 +71,10 @@ def test_growth_goals_and_the_report_come_from_the_medians(tmp_path):
     assert text.startswith(deploy.MARK_BEGIN) and text.rstrip().endswith(deploy.MARK_END)
     assert "| 64 | **220.0** (198.0-242.0) | **80.0** (72.0-88.0) | **4.0** (3.6-4.4) |" in text
     assert "| batched node labels: one list | 64 | **8.0** (7.2-8.8) | **40.0** (36.0-44.0) | **0.20x** | 2 / 128 |" in text
+    assert "Not measured" not in text
+    # A section that failed is named in the report, which keeps what the others measured.
+    failed = deploy.markdown(dict(report, os_phase=[], failed=["os_phase: bench: podman run failed"]))
+    assert "**Not measured, as the section failed:** os_phase: bench: podman run failed" in failed and "| 64 | **220.0**" in failed
     deploy.chart(report, str(tmp_path / "deploy.png"))
     assert (tmp_path / "deploy.png").read_bytes().startswith(b"\x89PNG")
 
