@@ -70,7 +70,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 patched:
-  description: The nodes patched (in check mode, those that would be), in the order asked for.
+  description: The nodes patched (in check mode, those that would be), sorted by name whatever the order of I(nodes), so a report reads the same from run to run.
   returned: always
   type: list
   elements: str
@@ -117,7 +117,8 @@ def execute_module(module, client):
     patches, missing = plan(nodes, wanted)
     if missing:
         module.fail_json(msg=" ".join(missing), **client.counts())
-    patched = list(dict.fromkeys(entry["name"] for entry in wanted if entry["name"] in patches))
+    # ansible_play_hosts follows the inventory, whose order is not stable across runs.
+    patched = sorted({entry["name"] for entry in wanted if entry["name"] in patches})
     if not module.check_mode:
         for name in patched:
             client.patch("Node", name, None, patches[name], api_version="v1")

@@ -718,7 +718,8 @@ def label_entry(name, labels=None, taints=(DEDICATED,), remove_dropped=False):
 def test_node_labels_lists_once_and_patches_each_node_then_nothing_on_a_second_run(monkeypatch):
     cordon = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
     cluster = FakeCluster([k8s_node("gpu-node-%d" % i, taints=[cordon] if i == 2 else None) for i in (1, 2, 3)])
-    args = {"nodes": [label_entry("gpu-node-1", {"fluidops.io/pool": "training"}), label_entry("gpu-node-2")]}
+    # Asked for in another order than the names: the report and the patches follow the names.
+    args = {"nodes": [label_entry("gpu-node-2"), label_entry("gpu-node-1", {"fluidops.io/pool": "training"})]}
     result = run(gpu_node_labels, args, cluster, monkeypatch).result
     assert result["changed"] and result["patched"] == ["gpu-node-1", "gpu-node-2"]
     assert cluster.requests == [("GET", "Node", None, None), ("PATCH", "Node", None, "gpu-node-1"), ("PATCH", "Node", None, "gpu-node-2")]
