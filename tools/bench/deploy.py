@@ -160,9 +160,15 @@ def host_task_seconds(document, controller="localhost"):
 
 
 def failures(document):
-    """Each failed result of a run: "task [host]: message"."""
-    return ["%s [%s]: %s" % (name, host, str(result.get("msg", ""))[:500]) for name, _unused, hosts in _task_results(document)
+    """Each failed result of a run: "task [host]: message", with the messages of its failed loop
+    items (a loop's own message is only "One or more items failed")."""
+    return ["%s [%s]: %s" % (name, host, _message(result)) for name, _unused, hosts in _task_results(document)
             for host, result in hosts.items() if result.get("failed") or result.get("unreachable")]
+
+
+def _message(result):
+    items = [str(item.get("msg", "")) for item in result.get("results") or [] if isinstance(item, dict) and item.get("failed")]
+    return "; ".join([str(result.get("msg", ""))] + items)[:1500]
 
 
 def summarize(results):

@@ -43,6 +43,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.quantity import for
 
 FLUID = ("data.fluid.io", "v1alpha1")
 MPI = ("kubeflow.org", "v2beta1")
+KWOK = ("kwok.x-k8s.io", "v1alpha1")
 EXIT = "fluidops.local/exit-code"
 ALLUXIO_CLI = os.path.join(HERE, "..", "alluxio", "bin", "alluxio")
 ALLUXIO_SH = os.path.join(HERE, "alluxio.sh")
@@ -95,6 +96,27 @@ class Simulator:
             if error.status != 409:
                 raise
 
+    def serve_for_pod(self, pod, plural, kind, spec):
+        """kwok's ``kind`` object for the pod (Exec, Logs), named after it and owned by it; True
+        when made. One an earlier pod of the same name left (a StatefulSet's pod made again) is
+        replaced: the garbage collector removes it in its own time, and the new pod would be left
+        without one (seen at 64 nodes: "no exec found for container alluxio-master")."""
+        namespace, name = pod.metadata.namespace, pod.metadata.name
+        found = self.get(KWOK, namespace, plural, name)
+        if found and [ref.get("uid") for ref in found["metadata"].get("ownerReferences", [])] == [pod.metadata.uid]:
+            return False
+        if found:
+            try:
+                self.custom.delete_namespaced_custom_object(*KWOK, namespace, plural, name)
+            except ApiException as error:
+                if error.status != 404:
+                    raise
+        owner = [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod.metadata.uid}]
+        self.create_ignoring_conflict(self.custom.create_namespaced_custom_object, *KWOK, namespace, plural, {
+            "apiVersion": "/".join(KWOK), "kind": kind, "metadata": {"name": name, "namespace": namespace, "ownerReferences": owner},
+            "spec": spec})
+        return True
+
     def exit_program(self, pod, code):
         self.core.patch_namespaced_pod(pod.metadata.name, pod.metadata.namespace,
                                        {"metadata": {"annotations": {EXIT: str(code)}}})
@@ -110,12 +132,8 @@ class Simulator:
                 moment = started + index * 0.001
                 stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(moment)))
                 handle.write("%s.%09dZ stdout F %s\n" % (stamp, int((moment % 1) * 1e9), line))
-        owner = [{"apiVersion": "v1", "kind": "Pod", "name": pod.metadata.name, "uid": pod.metadata.uid}]
-        self.create_ignoring_conflict(
-            self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", pod.metadata.namespace, "logs", {
-                "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Logs",
-                "metadata": {"name": pod.metadata.name, "namespace": pod.metadata.namespace, "ownerReferences": owner},
-                "spec": {"logs": [{"containers": [c.name for c in pod.spec.containers], "logsFile": path, "follow": False}]}})
+        self.serve_for_pod(pod, "logs", "Logs",
+                           {"logs": [{"containers": [c.name for c in pod.spec.containers], "logsFile": path, "follow": False}]})
 
     # -- the Alluxio master pods ------------------------------------------------------------
     def serve_alluxio_masters(self):
@@ -130,13 +148,7 @@ class Simulator:
             if pod.metadata.deletion_timestamp:
                 continue
             live.add((namespace, name))
-            if not self.get(("kwok.x-k8s.io", "v1alpha1"), namespace, "execs", name):
-                owner = [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": pod.metadata.uid}]
-                self.create_ignoring_conflict(
-                    self.custom.create_namespaced_custom_object, "kwok.x-k8s.io", "v1alpha1", namespace, "execs", {
-                        "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Exec",
-                        "metadata": {"name": name, "namespace": namespace, "ownerReferences": owner},
-                        "spec": {"execs": [{"local": {}}]}})
+            if self.serve_for_pod(pod, "execs", "Exec", {"execs": [{"local": {}}]}):
                 LOG.info("alluxio master %s/%s: execs served by the real alluxio CLI", namespace, name)
             release = (pod.metadata.labels or {}).get("release", "")
             if (namespace, name) not in self.mounted and pod.status.phase == "Running":

@@ -88,6 +88,10 @@ def test_the_slowest_tasks_and_the_failures_are_read_from_the_json_callback():
                                      task("Label", 30, 32, **{"gpu-node-1": {"unreachable": True, "msg": "no container"}})]}]}
     assert deploy.slowest_tasks(document, count=2) == [[29.5, "Wait until Bound"], [2.5, "Label"]]
     assert deploy.failures(document) == ["Wait until Bound [localhost]: Timed out after 29 s", "Label [gpu-node-1]: no container"]
+    # A loop's failure says which items failed and why.
+    looped = {"plays": [{"tasks": [task("Warm", 0, 9, localhost={"failed": True, "msg": "One or more items failed", "results": [
+        {"failed": False, "msg": "imagenet: 100%"}, {"failed": True, "msg": "imagenet-b: 0% cached (NaN%) after the DataLoad"}]})]}]}
+    assert deploy.failures(looped) == ["Warm [localhost]: One or more items failed; imagenet-b: 0% cached (NaN%) after the DataLoad"]
     # Only the task that reached a GPU host counts as the hosts' part.
     assert deploy.host_task_seconds(document) == 2.5
 

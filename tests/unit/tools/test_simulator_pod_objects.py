@@ -1,0 +1,69 @@
+"""The local cluster's simulator (tools/localcluster/simulator.py) keeps one kwok Exec or Logs object
+per pod, owned by the pod: one an earlier pod of the same name left, which the garbage collector
+has not removed yet, is replaced rather than taken for the new pod's."""
+
+import os
+import sys
+import types
+
+from kubernetes.client.rest import ApiException
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "localcluster"))
+import simulator  # noqa: E402  pylint: disable=wrong-import-position
+
+
+class FakeCustom:
+    """The custom objects API as far as serve_for_pod uses it, keyed by (plural, namespace, name)."""
+
+    def __init__(self, objects=None):
+        self.objects = dict(objects or {})
+        self.calls = []
+
+    def get_namespaced_custom_object(self, _group, _version, namespace, plural, name):
+        if (plural, namespace, name) not in self.objects:
+            raise ApiException(status=404)
+        return self.objects[(plural, namespace, name)]
+
+    def delete_namespaced_custom_object(self, _group, _version, namespace, plural, name):
+        self.calls.append(("delete", plural, name))
+        self.objects.pop((plural, namespace, name))
+
+    def create_namespaced_custom_object(self, _group, _version, namespace, plural, body):
+        self.calls.append(("create", plural, body["metadata"]["name"]))
+        if (plural, namespace, body["metadata"]["name"]) in self.objects:
+            raise ApiException(status=409)
+        self.objects[(plural, namespace, body["metadata"]["name"])] = body
+
+
+def master(uid):
+    return types.SimpleNamespace(metadata=types.SimpleNamespace(namespace="default", name="imagenet-master-0", uid=uid))
+
+
+def owned(uid):
+    return {"metadata": {"name": "imagenet-master-0", "ownerReferences": [{"kind": "Pod", "uid": uid}]}, "spec": {}}
+
+
+def simulated(custom):
+    sim = simulator.Simulator.__new__(simulator.Simulator)
+    sim.custom = custom
+    return sim
+
+
+def test_a_pod_without_one_gets_its_own():
+    custom = FakeCustom()
+    assert simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
+    made = custom.objects[("execs", "default", "imagenet-master-0")]
+    assert made["kind"] == "Exec" and made["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
+
+
+def test_the_one_of_an_earlier_pod_of_that_name_is_replaced():
+    custom = FakeCustom({("execs", "default", "imagenet-master-0"): owned("uid-1")})
+    assert simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
+    assert custom.calls == [("delete", "execs", "imagenet-master-0"), ("create", "execs", "imagenet-master-0")]
+    assert custom.objects[("execs", "default", "imagenet-master-0")]["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
+
+
+def test_the_pods_own_is_left_alone():
+    custom = FakeCustom({("execs", "default", "imagenet-master-0"): owned("uid-2")})
+    assert not simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
+    assert custom.calls == []
