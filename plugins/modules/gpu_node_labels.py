@@ -70,7 +70,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 patched:
-  description: The nodes patched (in check mode, those that would be), sorted by name whatever the order of I(nodes), so a report reads the same from run to run.
+  description:
+    - The nodes patched (in check mode, those that would be), sorted by name whatever the order of I(nodes),
+      so a report reads the same from run to run.
   returned: always
   type: list
   elements: str
