@@ -14,6 +14,7 @@ import time
 import ansible_runner
 
 import run_events
+import run_warnings
 from run import REPO, runner_kwargs
 
 PARTS = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")), "localcluster")
@@ -113,6 +114,7 @@ class RunningPlaybook:
 
     def __init__(self, playbooks, data_dir=None, env=None, project_dir=REPO, **options):
         args, envvars = _args(**options), _envvars(env)
+        self.playbooks = playbooks
         self._keep = data_dir is not None
         self.data_dir = str(data_dir) if self._keep else tempfile.mkdtemp(prefix="fluidops-run-")
         os.makedirs(self.data_dir, mode=0o700, exist_ok=True)
@@ -183,6 +185,7 @@ class RunningPlaybook:
                 output = handle.read().replace("\r\n", "\n")
         finally:
             self._remove()
+        run_warnings.record(self.playbooks, output)
         return PlaybookRun(self._runner.rc, output, run_events.ordered(self.events))
 
 

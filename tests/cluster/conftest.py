@@ -8,6 +8,7 @@ import pytest
 from kubernetes import config
 
 from playbook import PARTS, run_playbook
+from run_warnings import no_unlisted_warnings  # noqa: F401 (autouse: every run's warnings checked)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")

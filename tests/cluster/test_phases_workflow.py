@@ -31,6 +31,7 @@ from kubernetes.client.rest import ApiException
 from conftest import CACHE, wait_until
 from keys import INLINE, leaks, local_datasets_with_inline_keys
 from playbook import LOCAL_CHARTS, REPO, folded
+from run_warnings import playbooks_in, record
 from runbooks import missing, runnable_blocks
 
 BLOCKS = runnable_blocks()
@@ -65,6 +66,8 @@ def run(env, *ids, state="healthy", fails=False):
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks[0].text], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=3600, check=False)
     output = done.stdout + done.stderr
+    if playbooks_in(blocks[0].text):
+        record(playbooks_in(blocks[0].text), output)
     shown = "%s exited %d:\n%s" % (blocks[0].where, done.returncode, output[-4000:])
     assert (done.returncode != 0) == fails, shown
     for block in blocks:
