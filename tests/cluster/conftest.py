@@ -1,4 +1,5 @@
-"""The local cluster comes up once for tests/cluster; test_teardown.py takes it down last."""
+"""The local cluster comes up once for tests/cluster; test_teardown.py takes it down last. Every
+playbook run is read for warnings after the test that made it (tests/run_warnings.py, autouse)."""
 
 import os
 import subprocess
@@ -8,7 +9,7 @@ import pytest
 from kubernetes import config
 
 from playbook import PARTS, run_playbook
-from run_warnings import no_unlisted_warnings  # noqa: F401 (autouse: every run's warnings checked)
+from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
