@@ -8,7 +8,7 @@ dependency is allowed only when no release of it that can be installed here fixe
 entry says why, with the upstream reference.
 
 Every run a test makes through tests/playbook.py, and every runbook block that runs
-ansible-playbook, is recorded here (``record``); the cluster tests check each run after the test
+ansible-playbook, is recorded here (``record``); the cluster and integration tests check each run after the test
 that made it (tests/cluster/conftest.py), and test_teardown.py that site.yml, status.yml,
 benchmark.yml and teardown.yml were among the runs checked.
 """
