@@ -66,8 +66,9 @@ def run(env, *ids, state="healthy", fails=False):
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks[0].text], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=3600, check=False)
     output = done.stdout + done.stderr
-    if playbooks_in(blocks[0].text):
-        record(playbooks_in(blocks[0].text), output)
+    playbooks = playbooks_in(blocks[0].text)
+    if playbooks:
+        record(playbooks, output)
     shown = "%s exited %d:\n%s" % (blocks[0].where, done.returncode, output[-4000:])
     assert (done.returncode != 0) == fails, shown
     for block in blocks:
