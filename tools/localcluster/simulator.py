@@ -100,7 +100,10 @@ class Simulator:
         """kwok's ``kind`` object for the pod (Exec, Logs), named after it and owned by it; True
         when made. One an earlier pod of the same name left (a StatefulSet's pod made again) is
         replaced: the garbage collector removes it in its own time, and the new pod would be left
-        without one (seen at 64 nodes: "no exec found for container alluxio-master")."""
+        without one (seen at 64 nodes: "no exec found for container alluxio-master"). Sources: kwok
+        finds a pod's Exec and Logs by the pod's namespace and name (kwok.sigs.k8s.io, "Exec" and
+        "Logs" configuration); the garbage collector deletes a dependent whose owner's uid is gone
+        (kubernetes.io, "Owners and Dependents"), whenever its queue reaches it."""
         namespace, name = pod.metadata.namespace, pod.metadata.name
         found = self.get(KWOK, namespace, plural, name)
         if found and [ref.get("uid") for ref in found["metadata"].get("ownerReferences", [])] == [pod.metadata.uid]:
