@@ -3,18 +3,29 @@
 # debootstrap from Debian's own mirror (no registry images are reachable here), imported
 # into podman. The image tag carries a hash of this script, so a changed recipe builds anew
 # and an unchanged one is reused. Prints the image name on stdout.
+#   build.sh        the node host image (fluidops-host)
+#   build.sh base   the base of the images pods run (fluidops-base: minbase and CA certificates)
 set -euo pipefail
+kind=${1:-host}
 
 suite=${FLUIDOPS_HOST_SUITE:-bookworm}
 mirror=${FLUIDOPS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 # What a node host needs so Ansible can manage it; the FUSE packages are left out on purpose:
-# installing them is the node role's job and the tests check it does.
+# installing them is the node role's job and the tests check it does. A Kubernetes node's runtime
+# parts from Debian: runc, the CNI plugins (/usr/lib/cni), iptables and conntrack for kube-proxy
+# (containerd, the kubelet and kube-proxy are mounted in by tools/localcluster/nodes.sh).
 packages=python3,python3-apt,sudo,procps,kmod,iproute2,ca-certificates,tini,util-linux
+packages+=,runc,containernetworking-plugins,iptables,conntrack
+case $kind in
+  host) name=fluidops-host ;;
+  base) name=fluidops-base packages=ca-certificates ;;
+  *) echo "usage: $0 [base]" >&2; exit 2 ;;
+esac
 
 recipe=$(cat "$0"; echo "$suite $mirror $packages")
 tag="$suite-$(printf '%s' "$recipe" | sha256sum | cut -c1-10)"
-image="localhost/fluidops-host:$tag"
+image="localhost/$name:$tag"
 
 log() { printf '[hostimage] %s\n' "$*" >&2; }
 
@@ -39,6 +50,10 @@ if [ ! -s "$rootfs_tar" ]; then
 fi
 
 log "importing $rootfs_tar as $image"
-# tini as PID 1 forwards SIGTERM, so containers stop at once instead of after podman's 10 s.
-podman import --change 'CMD ["/usr/bin/tini", "--", "sleep", "infinity"]' "$rootfs_tar" "$image" >&2
+if [ "$kind" = host ]; then
+  # tini as PID 1 forwards SIGTERM, so containers stop at once instead of after podman's 10 s.
+  podman import --change 'CMD ["/usr/bin/tini", "--", "sleep", "infinity"]' "$rootfs_tar" "$image" >&2
+else
+  podman import "$rootfs_tar" "$image" >&2
+fi
 echo "$image"

@@ -33,11 +33,12 @@ def reset(sock):
 
 
 class ApiProxy:
-    def __init__(self, upstream_port, cert, key):
+    def __init__(self, upstream_port, cert, key, ca):
         self.upstream = ("127.0.0.1", upstream_port)
+        # It shows clients the API server's own certificate, and trusts the CA that signed it.
         self.server_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.server_tls.load_cert_chain(cert, key)
-        self.client_tls = ssl.create_default_context(cafile=cert)
+        self.client_tls = ssl.create_default_context(cafile=ca)
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.lock = threading.Lock()
@@ -51,11 +52,11 @@ class ApiProxy:
     @classmethod
     def in_front_of(cls, kubeconfig, pki, path):
         """A proxy in front of the local cluster whose kubeconfig is ``kubeconfig`` (its server
-        certificate and key in ``pki``), and a copy of that kubeconfig pointing at it, written to ``path``."""
+        certificate, its key and the CA in ``pki``), and a copy of that kubeconfig pointing at it, written to ``path``."""
         with open(kubeconfig, encoding="utf-8") as handle:
             original = handle.read()
         proxy = cls(int(re.search(r"server: https://127\.0\.0\.1:(\d+)", original).group(1)),
-                    os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
+                    os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"), os.path.join(pki, "ca.crt"))
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(proxy.kubeconfig(original))
         return proxy

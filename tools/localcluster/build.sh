@@ -11,6 +11,10 @@
 #   mpijob    the MPIJob CRD and mpi-operator's controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 #   versitygw the S3 gateway of the data-path benchmark (tools/bench), only when named
+#   node      what a real node host runs (only when named): containerd, its runc shim and ctr
+#             (github.com/containerd/containerd), gathered with kube (kubelet, kube-proxy) into
+#             node-bin, which the hosts mount; the local registry (distribution/v3 cmd/registry);
+#             Fluid's CSI plugin (cmd/csi of the Fluid module)
 # build.sh [PART...] builds only those parts (and helm, which packages the charts); none: all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -152,14 +156,14 @@ fi
 
 # Go programs of modules with replace lines cannot be go-installed: build them from a writable
 # copy of the downloaded module, resolving its requirements with -mod=mod (its vendor/ holds only
-# modules.txt). go_build_module MODULE@VERSION OUTPUT_DIR NAME=PACKAGE...
+# modules.txt). go_build_module MODULE@VERSION OUTPUT_DIR NAME=PACKAGE... (GO_LDFLAGS: more -ldflags)
 go_build_module() {
   local module=$1 out=$2 work; shift 2
   work=$(mktemp -d "$cache/.build.XXXXXX")
   cp -r "$(module_dir "$module")/." "$work" && chmod -R u+w "$work" && rm -rf "$work/vendor"
   local target
   for target in "$@"; do
-    (cd "$work" && timed go build -mod=mod -trimpath -ldflags "-s -w" -o "$out/${target%%=*}.part" "./${target#*=}")
+    (cd "$work" && timed go build -mod=mod -trimpath -ldflags "-s -w ${GO_LDFLAGS:-}" -o "$out/${target%%=*}.part" "./${target#*=}")
     mv "$out/${target%%=*}.part" "$out/${target%%=*}"
   done
   rm -rf "$work"
@@ -210,13 +214,45 @@ if wants alluxio; then
   fi
   link "$alluxio_dir" "$cache/alluxio"
 fi
-if [[ " ${parts[*]} " == *" versitygw "* ]]; then
-  versitygw_bin="$cache/versitygw-$VERSITYGW_VERSION/versitygw"
-  if [ ! -x "$versitygw_bin" ]; then
-    log "installing versitygw $VERSITYGW_VERSION: first run only, a few minutes on 2 cores"
-    GOBIN="$(dirname "$versitygw_bin")" timed go install -trimpath -ldflags "-s -w" \
-      "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+# A Go program go install can build, once per version, linked as $cache/NAME.
+go_install() {  # go_install NAME VERSION PACKAGE
+  local bin="$cache/$1-$2/$1"
+  if [ ! -x "$bin" ]; then
+    log "installing $1 $2: first run only"
+    GOBIN="$(dirname "$bin")" timed go install -trimpath -ldflags "-s -w" "$3@$2"
   fi
-  link "$versitygw_bin" "$cache/versitygw"
+  link "$bin" "$cache/$1"
+}
+if [[ " ${parts[*]} " == *" versitygw "* ]]; then
+  go_install versitygw "$VERSITYGW_VERSION" github.com/versity/versitygw/cmd/versitygw
+fi
+if [[ " ${parts[*]} " == *" node "* ]]; then
+  containerd_dir="$cache/containerd-$CONTAINERD_VERSION"
+  if [ ! -x "$containerd_dir/containerd-shim-runc-v2" ]; then
+    log "building containerd $CONTAINERD_VERSION: first run only, about 2 min on 2 cores"
+    mkdir -p "$containerd_dir"
+    # Its go.mod has exclude lines, which go install refuses; btrfs needs cgo and drops out.
+    GO_LDFLAGS="-X github.com/containerd/containerd/version.Version=$CONTAINERD_VERSION" \
+      go_build_module "github.com/containerd/containerd@$CONTAINERD_VERSION" "$containerd_dir" \
+      containerd=cmd/containerd containerd-shim-runc-v2=cmd/containerd-shim-runc-v2 ctr=cmd/ctr
+  fi
+  go_install registry "$REGISTRY_VERSION" github.com/distribution/distribution/v3/cmd/registry
+  # The hosts mount node-bin: real files, as links would point outside the container.
+  node_key=$(sha256sum "$cache/kube" "$containerd_dir"/* | sha256sum | cut -c1-10)
+  node_bin="$cache/node-bin-$node_key"
+  if [ ! -x "$node_bin/kube" ]; then
+    mkdir -p "$node_bin.part"
+    cp -f "$(readlink -f "$cache/kube")" "$containerd_dir"/* "$node_bin.part/"
+    rm -rf "$node_bin" && mv "$node_bin.part" "$node_bin"
+  fi
+  link "$node_bin" "$cache/node-bin"
+  # Fluid's CSI plugin (its image: images/fluid-csi), beside its controllers.
+  fluid_csi="$cache/fluid-csi-$FLUID_VERSION"
+  if [ ! -x "$fluid_csi/fluid-csi" ]; then
+    log "building Fluid $FLUID_VERSION's CSI plugin: first run only, about 2 min on 2 cores"
+    mkdir -p "$fluid_csi"
+    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_csi" fluid-csi=cmd/csi
+  fi
+  link "$fluid_csi" "$cache/fluid-csi"
 fi
 log "parts ready in $cache"

@@ -23,7 +23,11 @@ etcd_port=23790 etcd_peer_port=23800 apiserver_port=16443 kwok_port=10347
 # The controllers' metrics and health ports (Fluid's default :8080 each; mpi-operator's health
 # port is fixed at 8080): one each, on loopback.
 fluid_dataset_metrics=127.0.0.1:18081 fluid_alluxio_metrics=127.0.0.1:18082
-components=(etcd apiserver controller-manager scheduler kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
+components=(etcd apiserver controller-manager scheduler registry kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
+# FLUIDOPS_NODES: kwok (the default) simulates the four nodes' kubelets; real makes the node hosts
+# real nodes (nodes.sh: containerd, kubelet, kube-proxy), their images served by the local registry.
+node_mode=${FLUIDOPS_NODES:-kwok}
+registry_port=${FLUIDOPS_REGISTRY_PORT:-15000}
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -64,6 +68,8 @@ show_log_and_die() { log "last lines of $run/logs/$1.log:"; tail -n 20 "$run/log
 
 write_credentials() {
   mkdir -p "$run"/{pki,logs,pids,etcd}
+  # The API server's certificate names the address the node hosts reach this machine at.
+  "$here/pki.sh" server "$("$here/nodes.sh" gateway)"
   [ -f "$run/pki/sa.key" ] || openssl genrsa -out "$run/pki/sa.key" 2048 2>/dev/null
   if [ ! -f "$run/pki/tokens.csv" ]; then
     local token; token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -73,7 +79,6 @@ write_credentials() {
 }
 
 write_kubeconfig() {
-  # The apiserver makes its own self-signed serving certificate; clients trust exactly that one.
   cat > "$kubeconfig.part" <<KUBECONFIG
 apiVersion: v1
 kind: Config
@@ -81,7 +86,7 @@ clusters:
   - name: fluidops-local
     cluster:
       server: https://127.0.0.1:$apiserver_port
-      certificate-authority: $run/pki/apiserver.crt
+      certificate-authority: $run/pki/ca.crt
 users:
   - name: admin
     user:
@@ -101,15 +106,19 @@ start_control_plane() {
     --initial-cluster "local=http://127.0.0.1:$etcd_peer_port"
   wait_for etcd 30 curl -sf "http://127.0.0.1:$etcd_port/health" || show_log_and_die etcd "etcd did not start"
 
+  # It listens where the node hosts reach it (the podman network's gateway) as well as on loopback,
+  # and is advertised there: the kubernetes Service, which pods use, points at that address.
+  # Kubelets authenticate with certificates of the CA (pki.sh); the Node authorizer and
+  # NodeRestriction hold each to its own node and pods.
   start apiserver "$cache/kube" apiserver \
-    --etcd-servers "http://127.0.0.1:$etcd_port" --bind-address 127.0.0.1 --advertise-address 127.0.0.1 \
-    --secure-port "$apiserver_port" --cert-dir "$run/pki" \
-    --service-cluster-ip-range 10.96.0.0/16 --allow-privileged=true \
+    --etcd-servers "http://127.0.0.1:$etcd_port" --bind-address 0.0.0.0 --advertise-address "$("$here/nodes.sh" gateway)" \
+    --secure-port "$apiserver_port" --tls-cert-file "$run/pki/apiserver.crt" --tls-private-key-file "$run/pki/apiserver.key" \
+    --client-ca-file "$run/pki/ca.crt" --service-cluster-ip-range 10.96.0.0/16 --allow-privileged=true \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$run/pki/sa.key" --service-account-signing-key-file "$run/pki/sa.key" \
-    --token-auth-file "$run/pki/tokens.csv" --authorization-mode RBAC \
+    --token-auth-file "$run/pki/tokens.csv" --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+    --kubelet-client-certificate "$run/pki/apiserver-kubelet-client.crt" --kubelet-client-key "$run/pki/apiserver-kubelet-client.key" \
     --kubelet-preferred-address-types InternalIP,Hostname --enable-priority-and-fairness=false
-  wait_for "the apiserver's certificate" 180 test -s "$run/pki/apiserver.crt" || show_log_and_die apiserver "the apiserver did not start"
   write_kubeconfig
   wait_for "the apiserver" 300 kubectl get --raw /readyz || show_log_and_die apiserver "the apiserver did not become ready"
 
@@ -120,6 +129,7 @@ start_control_plane() {
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
     --leader-elect=false --bind-address 127.0.0.1 --secure-port 10357 \
     --service-account-private-key-file "$run/pki/sa.key" --use-service-account-credentials=false \
+    --root-ca-file "$run/pki/ca.crt" \
     --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route' \
     --node-monitor-grace-period 10m
   start scheduler "$cache/kube" scheduler --kubeconfig "$kubeconfig" \
@@ -176,7 +186,8 @@ start_kwok() {
     "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs --enable-crds Exec \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
-  wait_for "four Ready nodes" 180 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
+  # With real nodes there is no simulated node to wait for (start_kwok 0).
+  [ "${1:-}" = 0 ] || wait_for "four Ready nodes" 180 nodes_ready || show_log_and_die kwok "the simulated nodes did not become Ready"
 }
 
 start_simulator() {
@@ -200,9 +211,19 @@ start_controllers() {
   # FLUID_RUNTIME_RECONCILE_DURATION (default 90 s) and FLUID_SYNC_RETRY_DURATION (default 5 s,
   # the chart's 15 s) are how often a Ready runtime refreshes its dataset's cache states: every
   # 2 s here, so a warm-up shows its progress within the tests' time.
+  # The rest is what the chart's Deployments give them (templates/controller/*.yaml at the chart's
+  # defaults): without MOUNT_ROOT the FUSE mounts under /alluxio, where the CSI plugin never looks.
   local fluid_env=(env KUBECONFIG="$kubeconfig" HOME="$home" TMPDIR="$home/tmp" PATH="$home/bin:$PATH"
-    HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system
+    HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system FLUID_WORKDIR="$home/tmp" MOUNT_ROOT=/runtime-mnt
+    CRITICAL_FUSE_POD=true ALLUXIO_MOUNT_CONFIG_STORAGE=configmap
     FLUID_RUNTIME_RECONCILE_DURATION=2 FLUID_SYNC_RETRY_DURATION=1s)
+  if [ "$node_mode" = real ]; then
+    # The chart's runtime.alluxio.runtime and .fuse images: Alluxio as built here, by its tag (Fluid
+    # splits the value at its last colon and parses the FUSE tag as a version, so no digest here;
+    # the bundle's AlluxioRuntimes pin theirs by digest).
+    local alluxio_image; alluxio_image=$(cat "$run/images/alluxio"); alluxio_image=${alluxio_image%@*}
+    fluid_env+=(ALLUXIO_RUNTIME_IMAGE_ENV="$alluxio_image" ALLUXIO_FUSE_IMAGE_ENV="$alluxio_image")
+  fi
   start fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
     --development=false --metrics-addr "$fluid_dataset_metrics"
   start fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \
@@ -254,26 +275,88 @@ start_hosts() {
   for name in "${nodes[@]}"; do
     if podman container exists "$name"; then
       podman start "$name" >/dev/null
+    elif [ "$node_mode" = real ]; then
+      "$here/nodes.sh" run "$name" "$image" "${mounts[@]}"
     else
       podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host "${mounts[@]}" "$image" >/dev/null
     fi
   done
 }
 
+# The local registry every image of the real nodes comes from, on the address they reach this
+# machine at; its storage is a cache, kept across clusters, so a push sends only new layers.
+start_registry() {
+  local address; address="$("$here/nodes.sh" gateway):$registry_port"
+  mkdir -p "$cache/registry-data"
+  cat > "$run/registry.yml" <<REGISTRY
+version: 0.1
+log: {level: warn}
+storage:
+  filesystem: {rootdirectory: $cache/registry-data}
+http:
+  addr: 0.0.0.0:$registry_port
+REGISTRY
+  start registry env OTEL_TRACES_EXPORTER=none "$cache/registry" serve "$run/registry.yml"
+  wait_for "the registry" 60 curl -sf "http://$address/v2/" || show_log_and_die registry "the registry did not start"
+  "$here/images.sh" push "$address"
+}
+
+# The node hosts as real nodes: their configuration, the containers, routes between their pod
+# networks, then four Ready nodes.
+start_real_nodes() {
+  "$here/nodes.sh" configure "${nodes[@]}"
+  start_hosts
+  "$here/nodes.sh" routes "${nodes[@]}"
+  wait_for "four Ready nodes" 300 nodes_ready || { show_node_logs; die "the real nodes did not become Ready"; }
+  # Cluster DNS and the simulated GPUs (addons.yaml), with the images just pushed.
+  sed -e "s|\${COREDNS_IMAGE}|$(cat "$run/images/coredns")|" \
+    -e "s|\${GPU_DEVICE_PLUGIN_IMAGE}|$(cat "$run/images/gpu-device-plugin")|" "$here/addons.yaml" \
+    | kubectl apply -f - >/dev/null
+  wait_for "8 GPUs on every node" 300 gpus_advertised || { show_node_logs; die "the device plugin did not advertise the GPUs"; }
+  wait_for "cluster DNS" 300 kubectl -n kube-system wait --for condition=available deployment/coredns --timeout 1s \
+    || die "CoreDNS did not become available: $(kubectl -n kube-system describe pods -l k8s-app=kube-dns | tail -n 15)"
+}
+
+gpus_advertised() {  # every node's allocatable nvidia.com/gpu is 8
+  [ "$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{"\n"}{end}' | grep -cx 8)" -eq "${#nodes[@]}" ]
+}
+
+show_node_logs() {  # each node's kubelet log tail, on stderr
+  local name
+  for name in "${nodes[@]}"; do
+    log "last lines of $name's kubelet log:"
+    podman exec "$name" tail -n 15 /var/log/fluidops/kubelet.log >&2 2>/dev/null || true
+  done
+}
+
 up() {
   local start_time=$SECONDS
-  "$here/build.sh"
+  case $node_mode in
+    kwok) "$here/build.sh" ;;
+    real) "$here/build.sh" && "$here/build.sh" kube node && "$here/images.sh" build ;;
+    *) die "FLUIDOPS_NODES=$node_mode: use kwok (simulated kubelets) or real (kubelets in the node hosts)" ;;
+  esac
   write_credentials
   log "starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler"
   start_control_plane
   install_crds
-  create_nodes
-  log "starting kwok (simulated kubelets), the simulated programs, Fluid's controllers and mpi-operator"
-  start_kwok
+  if [ "$node_mode" = real ]; then
+    log "starting the registry and the node hosts as real nodes (containerd, kubelet, kube-proxy): ${nodes[*]}"
+    start_registry
+    start_real_nodes
+    log "starting kwok (for simulated nodes beyond the hosts), the simulated programs, Fluid's controllers and mpi-operator"
+    start_kwok 0
+  else
+    create_nodes
+    log "starting kwok (simulated kubelets), the simulated programs, Fluid's controllers and mpi-operator"
+    start_kwok
+  fi
   start_simulator
   start_controllers
-  log "starting the node hosts (podman): ${nodes[*]}"
-  start_hosts
+  if [ "$node_mode" = kwok ]; then
+    log "starting the node hosts (podman): ${nodes[*]}"
+    start_hosts
+  fi
   "$here/alluxio.sh" up
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
 }
@@ -304,9 +387,7 @@ down() {
     rm -f "$run/pids/$name"
   done
   [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" down
-  for name in "${nodes[@]}"; do
-    podman container exists "$name" && podman rm -f -t 0 "$name" >/dev/null
-  done
+  "$here/nodes.sh" remove "${nodes[@]}"
   keep_logs
   rm -rf "$run"
   log "down: no cluster process, host container or state left (its logs: $cache/last-logs)"

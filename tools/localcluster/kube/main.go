@@ -1,8 +1,9 @@
 // Command kube runs one real Kubernetes component, chosen by its first argument:
 //
-//	kube etcd|apiserver|controller-manager|scheduler|kubectl [flags]
+//	kube etcd|apiserver|controller-manager|scheduler|kubectl|kubelet|kube-proxy [flags]
 //
-// One binary links the shared Kubernetes code once, which halves build time and disk.
+// One binary links the shared Kubernetes code once, which halves build time and disk. The node
+// hosts run the same binary as their kubelet and kube-proxy.
 package main
 
 import (
@@ -20,7 +21,9 @@ import (
 	kubectl "k8s.io/kubectl/pkg/cmd"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
 
 func main() {
@@ -29,9 +32,11 @@ func main() {
 		"controller-manager": controllermanager.NewControllerManagerCommand,
 		"scheduler":          func() *cobra.Command { return scheduler.NewSchedulerCommand() },
 		"kubectl":            kubectl.NewDefaultKubectlCommand,
+		"kubelet":            kubelet.NewKubeletCommand,
+		"kube-proxy":         proxy.NewProxyCommand,
 	}
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kube etcd|apiserver|controller-manager|scheduler|kubectl [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kube etcd|apiserver|controller-manager|scheduler|kubectl|kubelet|kube-proxy [flags]")
 		os.Exit(2)
 	}
 	name := os.Args[1]

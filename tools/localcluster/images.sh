@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The images the real nodes run, built here (nothing is pulled from outside) and served by the
+# local registry. Each image has a directory under images/ with its Containerfile; its build
+# context is made by a prepare_<name> function below from this machine's own builds.
+#   images.sh build [NAME...]     build into podman's storage, once per recipe (tag: version-key)
+#   images.sh push REGISTRY       push every image to REGISTRY and write each one's reference,
+#                                 pinned by digest, to $run/images/<name>
+#   images.sh list                the images this cluster runs, one reference per line
+# Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+. "$here/versions.env"
+cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
+run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi)
+repo=$(cd "$here/../.." && pwd)
+
+log() { printf '[localcluster images] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
+
+# Each image: its version (the start of its tag), the files of this repository it is made from
+# (they key its tag with the recipe), and prepare_<name> CONTEXT, which puts them in the context.
+version_of() {
+  case $1 in
+    pause) echo "$PAUSE_VERSION" ;;
+    coredns) echo "${COREDNS_VERSION#v}" ;;
+    gpu-device-plugin | csi-registrar) echo 0.1.0 ;;
+    # Fluid parses the runtime image's tag as a version: it must start with one.
+    alluxio) echo 2.9.3 ;;
+    fluid-csi) echo "${FLUID_VERSION#v}" ;;
+    *) die "no image named $1 (images: ${names[*]})" ;;
+  esac
+}
+
+inputs_of() {
+  case $1 in
+    gpu-device-plugin | csi-registrar) echo "$here/agents" ;;
+    alluxio) echo "$repo/tools/alluxio/jars.lock" "$repo/tools/alluxio/bin" "$repo/tools/alluxio/conf" ;;
+  esac
+}
+
+prepare_pause() {  # build/pause/Makefile's flags
+  local src; src=$(module_dir "k8s.io/kubernetes@$KUBE_VERSION")/build/pause/linux/pause.c
+  gcc -Os -Wall -Werror -static -DVERSION="v$PAUSE_VERSION-fluidops" -o "$1/pause" "$src"
+}
+prepare_coredns() {
+  GOBIN="$1" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
+}
+prepare_gpu-device-plugin() { build_agent gpu-device-plugin "$1"; }
+prepare_csi-registrar() { build_agent csi-registrar "$1"; }
+build_agent() {  # build_agent NAME CONTEXT: a static binary of agents/cmd/NAME
+  (cd "$here/agents" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$2/$1" "./cmd/$1")
+}
+prepare_fluid-csi() {  # build.sh node's binary, the scripts from the Fluid module
+  cp "$cache/fluid-csi/fluid-csi" "$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")"/csi/shell/*.sh "$1/"
+  chmod 0755 "$1"/*
+}
+prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
+  cp -r "$("$repo/tools/alluxio/fetch.sh")" "$1/jars" && rm -f "$1/jars/.complete"
+  cp "$repo/tools/alluxio/bin/alluxio" "$repo/tools/alluxio/conf/log4j.properties" "$1/"
+}
+
+# The tag: the version, then a key of the Containerfile, the files beside it and the inputs.
+image_tag() {
+  local key
+  key=$( (cd "$here/images/$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum
+    # shellcheck disable=SC2046  # one word per input path
+    [ -z "$(inputs_of "$1")" ] || find $(inputs_of "$1") -type f -print0 | sort -z | xargs -0 sha256sum | cut -c1-64
+    version_of "$1") | sha256sum | cut -c1-10)
+  echo "localhost/fluidops/$1:$(version_of "$1")-$key"
+}
+
+build() {
+  local name tag context
+  for name in "$@"; do
+    tag=$(image_tag "$name")
+    podman image exists "$tag" && continue
+    log "building the $name image ($tag)"
+    context=$(mktemp -d "${TMPDIR:-/tmp}/fluidops-image.XXXXXX")
+    cp -r "$here/images/$name/." "$context/"
+    "prepare_$name" "$context"
+    podman build --quiet --format oci --build-arg "BASE=$("$repo/tools/hostimage/build.sh" base)" \
+      --file "$context/Containerfile" --tag "$tag" "$context" >/dev/null \
+      || { rm -rf "$context"; die "the $name image did not build"; }
+    rm -rf "$context"
+  done
+}
+
+push() {  # push REGISTRY: each image by its tag, then its reference pinned by the digest pushed
+  local registry=$1 name tag remote digest
+  mkdir -p "$run/images"
+  for name in "${names[@]}"; do
+    tag=$(image_tag "$name")
+    remote="$registry/fluidops/$name:${tag##*:}"
+    podman push --quiet --tls-verify=false --format oci --digestfile "$run/images/.$name.digest" "$tag" "$remote" \
+      || die "could not push $tag to $registry"
+    digest=$(cat "$run/images/.$name.digest")
+    echo "$remote@$digest" > "$run/images/$name"
+    rm -f "$run/images/.$name.digest"
+  done
+}
+
+case ${1:-} in
+  build) shift; (($#)) || set -- "${names[@]}"; build "$@" ;;
+  push) [ $# -eq 2 ] || die "usage: images.sh push REGISTRY"; push "$2" ;;
+  list) for name in "${names[@]}"; do cat "$run/images/$name" 2>/dev/null || image_tag "$name"; done ;;
+  *) echo "usage: $0 build [NAME...] | push REGISTRY | list" >&2; exit 2 ;;
+esac
