@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import render-test schemas integration molecule cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import render-test schemas integration molecule cluster-test nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -86,8 +86,13 @@ molecule: host-image  ## every molecule scenario
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
+# The real nodes' suite takes the same node hosts (their names are the nodes'): after the cluster suite.
+cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean; then nodes-test
 	$(run) python -m pytest -q --durations=8 tests/cluster
+	@$(MAKE) --no-print-directory nodes-test
+
+nodes-test: host-image  ## the local cluster with real nodes (FLUIDOPS_NODES=real): kubelets, the local registry, DNS, Fluid's CSI plugin and AlluxioRuntime pods
+	$(run) python -m pytest -q --durations=8 tests/nodes
 
 # render-test, integration, molecule and cluster-test share no state (their containers have names
 # of their own), nor do core-oldest and galaxy-import (venvs and copies of their own): they run

@@ -356,8 +356,9 @@ up() {
   if [ "$node_mode" = kwok ]; then
     log "starting the node hosts (podman): ${nodes[*]}"
     start_hosts
+    # The real Alluxio the simulated pods' programs use; real nodes run Alluxio in the pods.
+    "$here/alluxio.sh" up
   fi
-  "$here/alluxio.sh" up
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
 }
 

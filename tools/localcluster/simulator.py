@@ -81,6 +81,14 @@ class Simulator:
         self.renewing = None  # alluxio.sh renew-clients while it runs
 
     # -- helpers ---------------------------------------------------------------------------
+    def simulated_pods(self, selector):
+        """The pods of SELECTOR on kwok's nodes: those whose programs only this process runs. A
+        pod of a real node (cluster.sh with FLUIDOPS_NODES=real) runs its own."""
+        kwok_nodes = {node.metadata.name for node in self.core.list_node().items
+                      if (node.metadata.annotations or {}).get("kwok.x-k8s.io/node") == "fake"}
+        return [pod for pod in self.core.list_pod_for_all_namespaces(label_selector=selector).items
+                if pod.spec.node_name in kwok_nodes]
+
     def get(self, group, namespace, plural, name):
         try:
             return self.custom.get_namespaced_custom_object(group[0], group[1], namespace, plural, name)
@@ -146,7 +154,7 @@ class Simulator:
         mounts the lines of its mount.info into Alluxio's namespace: played here, with each
         under-store replaced by its local stand-in (the same URL always gets the same tree)."""
         live = set()
-        for pod in self.core.list_pod_for_all_namespaces(label_selector="role=alluxio-master").items:
+        for pod in self.simulated_pods("role=alluxio-master"):
             namespace, name = pod.metadata.namespace, pod.metadata.name
             if pod.metadata.deletion_timestamp:
                 continue
@@ -230,7 +238,7 @@ class Simulator:
     def run_dataloads(self):
         """Fluid's loader pod runs its chart's alluxio_dataload.sh: here the script from the
         pod's own ConfigMap runs on this machine with the pod's environment and the real CLI."""
-        pods = self.core.list_pod_for_all_namespaces(label_selector="role=dataload-pod,app=alluxio").items
+        pods = self.simulated_pods("role=dataload-pod,app=alluxio")
         for pod in pods:
             if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
                 continue
@@ -262,7 +270,7 @@ class Simulator:
 
     # -- the training program ----------------------------------------------------------------
     def run_launchers(self):
-        pods = self.core.list_pod_for_all_namespaces(label_selector="training.kubeflow.org/job-role=launcher").items
+        pods = self.simulated_pods("training.kubeflow.org/job-role=launcher")
         for pod in pods:
             if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
                 continue

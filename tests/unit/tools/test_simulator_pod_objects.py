@@ -67,3 +67,28 @@ def test_the_pods_own_is_left_alone():
     custom = FakeCustom({("execs", "default", "imagenet-master-0"): owned("uid-2")})
     assert not simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
     assert custom.calls == []
+
+
+class FakeCore:
+    """The core API as far as simulated_pods lists: nodes, and pods by label selector."""
+
+    def __init__(self, nodes, pods):
+        self.nodes, self.pods = nodes, pods
+
+    def list_node(self):
+        return types.SimpleNamespace(items=[types.SimpleNamespace(metadata=types.SimpleNamespace(name=name, annotations=notes))
+                                            for name, notes in self.nodes.items()])
+
+    def list_pod_for_all_namespaces(self, label_selector):
+        assert label_selector == "role=alluxio-master"
+        return types.SimpleNamespace(items=[types.SimpleNamespace(metadata=types.SimpleNamespace(name=name),
+                                                                  spec=types.SimpleNamespace(node_name=node))
+                                            for name, node in self.pods.items()])
+
+
+def test_only_the_pods_of_kwok_nodes_are_played():
+    """A pod on a real node (a kubelet's) runs its own program; an unscheduled one none yet."""
+    sim = simulator.Simulator.__new__(simulator.Simulator)
+    sim.core = FakeCore({"gpu-node-1": None, "gpu-node-5": {"kwok.x-k8s.io/node": "fake"}},
+                        {"on-real": "gpu-node-1", "on-kwok": "gpu-node-5", "pending": None})
+    assert [pod.metadata.name for pod in sim.simulated_pods("role=alluxio-master")] == ["on-kwok"]

@@ -1,0 +1,76 @@
+"""The local cluster with real nodes (FLUIDOPS_NODES=real): the four node hosts run containerd,
+kubelets and kube-proxy, and every pod really runs. It comes up once for tests/nodes, after the
+VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it down last."""
+
+import os
+import subprocess
+import time
+
+import pytest
+from kubernetes import config
+
+from playbook import PARTS
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
+NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+# The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
+KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
+                   "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"]
+REAL = dict(os.environ, FLUIDOPS_NODES="real")
+
+
+def cluster(*args):
+    done = subprocess.run([CLUSTER, *args], capture_output=True, text=True, check=False, env=REAL)
+    assert done.returncode == 0, "cluster.sh %s exited %d:\n%s" % (" ".join(args), done.returncode, done.stderr[-4000:])
+    return done
+
+
+def wait_until(predicate, seconds=300, every=1.0, what="condition"):
+    """The predicate's first true value, looked for until SECONDS pass (a cap, not a wait)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("%s not met in %d s" % (what, seconds))
+
+
+def read_sysctls():
+    values = {}
+    for name in KUBELET_SYSCTLS:
+        with open("/proc/sys/" + name, encoding="ascii") as handle:
+            values[name] = handle.read().strip()
+    return values
+
+
+@pytest.fixture(scope="session")
+def sysctls_before():
+    return read_sysctls()
+
+
+@pytest.fixture(scope="session")
+def kubeconfig(sysctls_before):  # pylint: disable=unused-argument,redefined-outer-name  # read before the kubelets start
+    # A cluster left up (make demo, a killed run) is taken down first: the node hosts' names are one set.
+    subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=REAL)
+    cluster("up")
+    yield cluster("kubeconfig").stdout.strip()
+    subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=REAL)
+
+
+@pytest.fixture(scope="session")
+def api(kubeconfig):  # pylint: disable=redefined-outer-name
+    return config.new_client_from_config(config_file=kubeconfig)
+
+
+@pytest.fixture(scope="session")
+def images(kubeconfig):  # pylint: disable=unused-argument,redefined-outer-name  # written by cluster.sh up
+    """Each image's reference as cluster.sh pushed it: registry/fluidops/name:tag@sha256:digest."""
+    folder = os.path.join(PARTS, "run", "images")
+    refs = {}
+    for name in os.listdir(folder):
+        if not name.startswith("."):
+            with open(os.path.join(folder, name), encoding="ascii") as handle:
+                refs[name] = handle.read().strip()
+    return refs
