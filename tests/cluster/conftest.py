@@ -3,18 +3,23 @@ playbook run is read for warnings after the test that made it (tests/run_warning
 
 import os
 import subprocess
-import time
 
 import pytest
 from kubernetes import config
 
+import cluster_script
+from cluster_script import CLUSTER, NODES, REPO, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
 from playbook import PARTS, run_playbook
 from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 CACHE = PARTS  # the local cluster's parts and state
-NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+# These tests are written for the simulated kubelets (tests/nodes has the real nodes'), whatever
+# FLUIDOPS_NODES the caller's environment holds.
+SIMULATED = dict(os.environ, FLUIDOPS_NODES="kwok")
+
+
+def cluster(*args):
+    return cluster_script.cluster(*args, env=SIMULATED)
 
 
 def pinned(name):
@@ -23,23 +28,6 @@ def pinned(name):
             if line.startswith(name + "="):
                 return line.split(":-", 1)[1].split("}", 1)[0]
     raise KeyError(name)
-
-
-def cluster(*args):
-    done = subprocess.run([CLUSTER, *args], capture_output=True, text=True, check=False)
-    # cluster.sh says on stderr what it waited for and why it stopped: show it, not only the exit code.
-    assert done.returncode == 0, "cluster.sh %s exited %d:\n%s" % (" ".join(args), done.returncode, done.stderr[-4000:])
-    return done
-
-
-def wait_until(predicate, seconds=60, every=0.5):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("condition not met in %d s" % seconds)
 
 
 def left_up():

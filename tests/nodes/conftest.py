@@ -4,16 +4,14 @@ VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it dow
 
 import os
 import subprocess
-import time
 
 import pytest
 from kubernetes import config
 
+import cluster_script
+from cluster_script import CLUSTER, NODES, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
 from playbook import PARTS
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
-NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
 # The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
 KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
                    "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"]
@@ -21,20 +19,7 @@ REAL = dict(os.environ, FLUIDOPS_NODES="real")
 
 
 def cluster(*args):
-    done = subprocess.run([CLUSTER, *args], capture_output=True, text=True, check=False, env=REAL)
-    assert done.returncode == 0, "cluster.sh %s exited %d:\n%s" % (" ".join(args), done.returncode, done.stderr[-4000:])
-    return done
-
-
-def wait_until(predicate, seconds=300, every=1.0, what="condition"):
-    """The predicate's first true value, looked for until SECONDS pass (a cap, not a wait)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("%s not met in %d s" % (what, seconds))
+    return cluster_script.cluster(*args, env=REAL)
 
 
 def read_sysctls():
