@@ -33,7 +33,7 @@ def apply(kubeconfig, *objects):
 def pod(name, image, command, node=None, volumes=(), limits=None):
     spec = {"restartPolicy": "Never",
             "containers": [{"name": "main", "image": image, "command": ["sh", "-c", command],
-                            "volumeMounts": [{"name": volume, "mountPath": "/" + volume} for volume, _ in volumes],
+                            "volumeMounts": [{"name": volume, "mountPath": "/" + volume} for volume, _claim in volumes],
                             "resources": {"limits": limits or {}}}],
             "volumes": [{"name": volume, "persistentVolumeClaim": {"claimName": claim}} for volume, claim in volumes]}
     if node:
