@@ -17,6 +17,16 @@ def cluster(*args, env=None):
     return done
 
 
+def up(env=None):
+    """cluster.sh up; when it fails, what it started is taken down (its logs kept in last-logs)
+    before the failure is raised: a fixture's teardown does not run after a failed setup."""
+    try:
+        return cluster("up", env=env)
+    except AssertionError:
+        subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=env)
+        raise
+
+
 def wait_until(predicate, seconds=60, every=0.5, what="condition"):
     """The predicate's first true value, looked for until SECONDS have passed."""
     deadline = time.time() + seconds

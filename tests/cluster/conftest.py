@@ -50,7 +50,7 @@ def kubeconfig(request):
                 "tests/cluster: the local cluster was up (make demo leaves it up): taking it down to start a fresh "
                 "one; make demo starts it again")
         cluster("down")
-    cluster("up")
+    cluster_script.up(env=SIMULATED)
     path = cluster("kubeconfig").stdout.strip()
     yield path
     # test_teardown.py takes it down and checks that; this covers a run that stopped early.

@@ -39,7 +39,7 @@ def sysctls_before():
 def kubeconfig(sysctls_before):  # pylint: disable=unused-argument,redefined-outer-name  # read before the kubelets start
     # A cluster left up (make demo, a killed run) is taken down first: the node hosts' names are one set.
     subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=REAL)
-    cluster("up")
+    cluster_script.up(env=REAL)
     yield cluster("kubeconfig").stdout.strip()
     subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=REAL)
 

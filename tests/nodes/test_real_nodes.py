@@ -177,3 +177,26 @@ def test_alluxio_runs_with_the_runtime_s_settings_in_its_processes(kubeconfig, f
     fuse_pod = kubectl(kubeconfig, "get", "pods", "-l", "role=alluxio-fuse", "-o", "jsonpath={.items[0].metadata.name}").stdout
     fuse = java(fuse_pod, "alluxio-fuse")
     assert "alluxio.fuse.AlluxioFuse" in fuse and "kernel_cache" in fuse and "/runtime-mnt/alluxio/default/real/alluxio-fuse" in fuse
+
+
+def test_a_fuse_crash_under_a_reading_pod_and_the_runbook_s_fix(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
+    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the FUSE process dies on
+    the node under a pod that reads the dataset; the pod sees `Transport endpoint is not connected`
+    (Fluid's chart ships FuseRecovery=false); the runbook's fix (stop the pods, a new FUSE pod,
+    start them again) gives it the data back."""
+    apply(kubeconfig, pod("holder", images["alluxio"], "sleep infinity", node="gpu-node-3", volumes=[("data", "real")]))
+    kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/holder", "--timeout=300s")
+    fuse_pod = kubectl(kubeconfig, "get", "pods", "-l", "role=alluxio-fuse", "--field-selector", "spec.nodeName=gpu-node-3",
+                       "-o", "jsonpath={.items[0].metadata.name}").stdout
+    assert fuse_pod
+    # The crash: the JVM killed on the node, as the OOM killer would.
+    subprocess.run(["podman", "exec", "gpu-node-3", "pkill", "-KILL", "-f", "alluxio.fuse.AlluxioFuse"], check=True)
+    wait_until(lambda: "not connected" in kubectl(kubeconfig, "exec", "holder", "--", "ls", "/data/real/train", check=False).stderr,
+               120, every=1, what="the reading pod's `Transport endpoint is not connected`")
+    # The runbook's fix, by its command: the pods that use the dataset, then the node's FUSE pod.
+    kubectl(kubeconfig, "delete", "pod", "holder", "--wait=true")
+    kubectl(kubeconfig, "delete", "pod", "-l", "role=alluxio-fuse", "--field-selector", "spec.nodeName=gpu-node-3", "--wait=true")
+    apply(kubeconfig, pod("reader-again", images["alluxio"], "cd /data/real/train && md5sum part-*", node="gpu-node-3",
+                          volumes=[("data", "real")]))
+    read = dict(reversed(line.split()) for line in finished(kubeconfig, "reader-again", 600).splitlines())
+    assert read == fluid

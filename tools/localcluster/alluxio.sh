@@ -41,12 +41,14 @@ container_mounts() {  # the podman run flags that give a host the JDK, the jars 
 ip_of() { podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$1"; }
 
 # The environment a pod of the chart gets from its fieldRefs, then the process in the background.
+# Only the masters' pods are given ALLUXIO_MASTER_HOSTNAME (their own address): bin/alluxio makes it
+# alluxio.master.hostname, as libexec/alluxio-config.sh does, so on a worker it would name the worker.
 start_process() {  # start_process NODE NAME ARGS...
-  local node=$1 name=$2 ip; shift 2
+  local node=$1 name=$2 ip master=(); shift 2
   ip=$(ip_of "$node")
+  case $name in master | job_master) master=(-e ALLUXIO_MASTER_HOSTNAME="$ip") ;; esac
   mkdir -p "$state/logs/$node"
-  podman exec -d \
-    -e ALLUXIO_MASTER_HOSTNAME="$ip" -e ALLUXIO_WORKER_HOSTNAME="$ip" -e ALLUXIO_WORKER_CONTAINER_HOSTNAME="$ip" \
+  podman exec -d "${master[@]}" -e ALLUXIO_WORKER_HOSTNAME="$ip" -e ALLUXIO_WORKER_CONTAINER_HOSTNAME="$ip" \
     -e ALLUXIO_CLIENT_HOSTNAME="$ip" -e ALLUXIO_LIB="$home/lib" -e ALLUXIO_CONF_DIR="$home/state/conf" \
     -e ALLUXIO_LOGS_DIR="$home/state/logs/$node" -e JAVA="$java" -e ALLUXIO_HOME="$home" \
     "$node" sh -c "echo \$\$ > $home/state/logs/$node/$name.pid; exec $home/bin/alluxio $* > $home/state/logs/$node/$name.out 2>&1"  >/dev/null

@@ -220,7 +220,7 @@ start_controllers() {
   if [ "$node_mode" = real ]; then
     # The chart's runtime.alluxio.runtime and .fuse images: Alluxio as built here, by its tag (Fluid
     # splits the value at its last colon and parses the FUSE tag as a version, so no digest here;
-    # the bundle's AlluxioRuntimes pin theirs by digest).
+    # a runtime pins its image by digest in spec.alluxioVersion and spec.fuse, as tests/nodes' does).
     local alluxio_image; alluxio_image=$(cat "$run/images/alluxio"); alluxio_image=${alluxio_image%@*}
     fluid_env+=(ALLUXIO_RUNTIME_IMAGE_ENV="$alluxio_image" ALLUXIO_FUSE_IMAGE_ENV="$alluxio_image")
   fi
