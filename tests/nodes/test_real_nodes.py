@@ -200,3 +200,20 @@ def test_a_fuse_crash_under_a_reading_pod_and_the_runbook_s_fix(kubeconfig, flui
                           volumes=[("data", "real")]))
     read = dict(reversed(line.split()) for line in finished(kubeconfig, "reader-again", 600).splitlines())
     assert read == fluid
+
+
+def test_a_dataload_s_loader_pod_fills_the_cache_with_distributed_load(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
+    """Fluid's DataLoad controller runs its chart's loader Job; the loader pod, on a real node, runs
+    alluxio_dataload.sh with the Alluxio image's CLI against the runtime's real master."""
+    apply(kubeconfig, {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "real-warmup", "namespace": "default"},
+                       "spec": {"dataset": {"name": "real", "namespace": "default"}, "target": [{"path": "/real"}]}})
+    phase = wait_until(lambda: kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.phase}").stdout
+                       in ("Complete", "Failed") and kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.phase}").stdout,
+                       600, every=2, what="the DataLoad ending")
+    loader = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "role=dataload-pod", "-o", "json").stdout)["items"]
+    assert loader and loader[0]["spec"]["nodeName"] in NODES
+    log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
+    assert phase == "Complete", log
+    assert "distributedLoad" in log or "Successfully loaded" in log, log
+    wait_until(lambda: kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout
+               == "100.0%", 120, every=2, what="the dataset 100% cached")

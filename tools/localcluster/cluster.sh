@@ -5,6 +5,9 @@
 # the OS-level roles; a real Alluxio in two of them (alluxio.sh), which answers the controllers'
 # execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
 # master's UFS mounts, DataLoad's script, training) and JindoRuntime.
+# With FLUIDOPS_NODES=real the four hosts are real nodes instead (nodes.sh), their pods run the
+# images built here (images.sh) from a local registry, and kwok and simulator.py keep to the
+# simulated nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
 #                          stay in the cache's last-logs)
@@ -283,8 +286,9 @@ start_hosts() {
   done
 }
 
-# The local registry every image of the real nodes comes from, on the address they reach this
-# machine at; its storage is a cache, kept across clusters, so a push sends only new layers.
+# The local registry every image of the real nodes comes from. It listens on every address, as the
+# API server does (the nodes reach both at the podman gateway, which exists only once a container
+# is up); its storage is a cache, kept across clusters, so a push sends only new layers.
 start_registry() {
   local address; address="$("$here/nodes.sh" gateway):$registry_port"
   mkdir -p "$cache/registry-data"
@@ -406,7 +410,7 @@ status() {
 }
 
 show() {  # what the demo did: nodes, Helm releases, each host's cache mounts (reads only)
-  echo "== Kubernetes nodes (simulated by kwok)"
+  echo "== Kubernetes nodes ($([ "$node_mode" = real ] && echo "real: kubelets in the node hosts" || echo "simulated by kwok"))"
   kubectl get nodes -L aliyun.accelerator/nvidia_name \
     -o custom-columns='NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,GPUS:.status.allocatable.nvidia\.com/gpu,CPU:.status.allocatable.cpu,MEMORY:.status.allocatable.memory,ACCELERATOR:.metadata.labels.aliyun\.accelerator/nvidia_name'
   echo

@@ -85,6 +85,9 @@ build() {
       --file "$context/Containerfile" --tag "$tag" "$context" >/dev/null \
       || { rm -rf "$context"; die "the $name image did not build"; }
     rm -rf "$context"
+    # The image's earlier recipes: their tags go, so the cache does not grow with every change.
+    podman images --format '{{.Repository}}:{{.Tag}}' "localhost/fluidops/$name" | grep -vxF "$tag" \
+      | xargs -r podman rmi --ignore >/dev/null 2>&1 || true
   done
 }
 
