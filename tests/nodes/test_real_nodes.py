@@ -41,11 +41,17 @@ def pod(name, image, command, node=None, volumes=(), limits=None):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
+def ended(kubeconfig, kind, name, phases, seconds):
+    """The object's status.phase once it is one of PHASES, read once per look."""
+    def phase():
+        value = kubectl(kubeconfig, "get", kind, name, "-o", "jsonpath={.status.phase}").stdout
+        return value if value in phases else None
+    return wait_until(phase, seconds, every=1, what="%s %s ending" % (kind, name))
+
+
 def finished(kubeconfig, name, seconds=300):
     """The pod's log once it has ended; its phase must be Succeeded."""
-    phase = wait_until(lambda: kubectl(kubeconfig, "get", "pod", name, "-o", "jsonpath={.status.phase}").stdout
-                       in ("Succeeded", "Failed") and kubectl(kubeconfig, "get", "pod", name, "-o", "jsonpath={.status.phase}").stdout,
-                       seconds, what="pod %s ending" % name)
+    phase = ended(kubeconfig, "pod", name, ("Succeeded", "Failed"), seconds)
     log = kubectl(kubeconfig, "logs", name).stdout
     assert phase == "Succeeded", "pod %s %s:\n%s\n%s" % (name, phase, log, kubectl(kubeconfig, "describe", "pod", name).stdout[-3000:])
     return log
@@ -207,9 +213,7 @@ def test_a_dataload_s_loader_pod_fills_the_cache_with_distributed_load(kubeconfi
     alluxio_dataload.sh with the Alluxio image's CLI against the runtime's real master."""
     apply(kubeconfig, {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "real-warmup", "namespace": "default"},
                        "spec": {"dataset": {"name": "real", "namespace": "default"}, "target": [{"path": "/real"}]}})
-    phase = wait_until(lambda: kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.phase}").stdout
-                       in ("Complete", "Failed") and kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.phase}").stdout,
-                       600, every=2, what="the DataLoad ending")
+    phase = ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 600)
     loader = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "role=dataload-pod", "-o", "json").stdout)["items"]
     assert loader and loader[0]["spec"]["nodeName"] in NODES
     log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
