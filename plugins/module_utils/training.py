@@ -72,7 +72,9 @@ def _env(params):
 def mpijob_manifest(params):
     """The MPIJob: a launcher running the command, ``workers`` workers with their GPUs and the
     data claim (on the workers only, so a finished launcher holds no volume), both on the GPU
-    nodes (node selector) and tolerating their taints."""
+    nodes (node selector) and tolerating their taints. The claim is mounted HostToContainer, as
+    Fluid's webhook mounts it for FUSE recovery: a FUSE mount the CSI plugin binds again after a
+    FUSE restart reaches the running worker."""
     labels = dict(MANAGED_BY, **{"fluidops.io/data-claim": params["claim"]})
     container = {"image": params["image"], "workingDir": params["working_dir"], "env": _env(params)}
     launcher = dict(container, name="launcher", command=["/bin/sh", "-c", params["command"]],
@@ -85,7 +87,7 @@ def mpijob_manifest(params):
                                     for t in params["tolerations"]]
     worker = dict(container, name="worker",
                   resources={"limits": {"nvidia.com/gpu": str(params["gpus_per_worker"])}},
-                  volumeMounts=[{"name": "data", "mountPath": params["mount_path"]}])
+                  volumeMounts=[{"name": "data", "mountPath": params["mount_path"], "mountPropagation": "HostToContainer"}])
     return {
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",

@@ -1,19 +1,19 @@
-"""The runbooks (docs/runbooks) against the local cluster: every block marked runnable is run with
-bash, as the on-call engineer would paste it, from the repository's top directory, with the
-index's variables set to the local cluster's values and kubectl and helm on PATH as the local
-cluster's own (tests/runbooks.py reads the blocks). Each run must exit as the runbook says, and
-its output hold the runbook's `expect` lines (healthy) or `symptom` lines (while the failure is
-present). Where a failure can be made here, the test makes it as the other cluster tests do (a
-dataset that never binds, a deletion a pod holds up, a DataLoad that fails, a tier directory with
-the wrong owner), runs the runbook's Confirm commands, its Fix, then its Verify. The last test
-fails when a runnable block was run by no test.
+"""The runbooks (docs/runbooks) against the local cluster: every block marked runnable is run as
+the on-call engineer would paste it (tests/runbook_shell.py). Each run must exit as the runbook
+says, and its output hold the runbook's `expect` lines (healthy) or `symptom` lines (while the
+failure is present). Where a failure can be made here, the test makes it as the other cluster
+tests do (a dataset that never binds, a deletion a pod holds up, a DataLoad that fails, a tier
+directory with the wrong owner), runs the runbook's Confirm commands, its Fix, then its Verify.
+The last test fails when a runnable block was run by no test.
 
 This file is the operator's workflow on the deployment site_run converged, after
 test_phases_warmup.py: the deploy runbook runs again on it, the others work on it, the benchmark
 runbook makes the dataset again (with its OSS keys inline, at -vvv: no key in the output or the
 reports), and the teardown runbook ends, leaving no Fluid object, PV or PVC for the tests after
-it. Each test leaves the deployment as the next one needs it. Real: apiserver, Helm, Fluid's controllers, a real Alluxio,
-the node hosts. Simulated: the kubelets (no CSI call, no FUSE pod, no container runs), training."""
+it. Each test leaves the deployment as the next one needs it. Real: apiserver, Helm, Fluid's
+controllers, a real Alluxio, the node hosts. Simulated: the kubelets (no CSI call, no FUSE pod,
+no container runs), training. tests/nodes runs the FUSE and deletion runbooks where pods really
+run."""
 
 import contextlib
 import json
@@ -21,21 +21,17 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from conftest import CACHE, wait_until
+from conftest import wait_until
 from keys import INLINE, leaks, local_datasets_with_inline_keys
 from playbook import LOCAL_CHARTS, REPO, folded
-from run_warnings import playbooks_in, record
-from runbooks import missing, runnable_blocks
+from runbook_shell import BLOCKS, RAN, environment, run
 
-BLOCKS = runnable_blocks()
-RAN = {}  # block id -> the states ("healthy", "symptom", "other") it was run in
 FLUID = ("data.fluid.io", "v1alpha1")
 # The index's variables, as the local cluster has them (docs/runbooks/README.md).
 LOCAL = {"INVENTORY": "inventory/local", "NS": "default", "DATASET": "imagenet"}
@@ -44,38 +40,7 @@ ROTATED = {"access_key_id": "local-rotated-id-7f3a", "access_key_secret": "local
 
 @pytest.fixture(scope="module")
 def shell(kubeconfig, tmp_path_factory):
-    """The environment of the runbooks' commands: the variables every runbook reads, the venv's
-    ansible, and kubectl and helm as the local cluster's binaries."""
-    tools = tmp_path_factory.mktemp("tools")
-    kubectl = tools / "kubectl"
-    kubectl.write_text('#!/bin/sh\nexec "%s" kubectl "$@"\n' % os.path.join(CACHE, "kube"))
-    kubectl.chmod(0o755)
-    (tools / "helm").symlink_to(os.path.join(CACHE, "helm"))
-    path = os.pathsep.join([str(tools), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    return dict(os.environ, PATH=path, KUBECONFIG=kubeconfig, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-                ANSIBLE_NOCOLOR="1", **LOCAL)
-
-
-def run(env, *ids, state="healthy", fails=False):
-    """Runs the runnable block ``ids`` (several ids only for one and the same command, which runs
-    once) and returns its output. It must exit non-zero exactly when ``fails``. In ``state``
-    "healthy" the output must hold the block's expect lines, in "symptom" its symptom lines; in
-    "other" (a run that restores a state, say) neither is checked."""
-    blocks = [BLOCKS[block_id] for block_id in ids]
-    assert len({block.text for block in blocks}) == 1, "not one and the same command: %s" % ", ".join(ids)
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks[0].text], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=3600, check=False)
-    output = done.stdout + done.stderr
-    playbooks = playbooks_in(blocks[0].text)
-    if playbooks:
-        record(playbooks, output)
-    shown = "%s exited %d:\n%s" % (blocks[0].where, done.returncode, output[-4000:])
-    assert (done.returncode != 0) == fails, shown
-    for block in blocks:
-        wanted = {"healthy": block.expect, "symptom": block.symptom}.get(state, ())
-        assert missing(output, wanted) == [], "%s lacks %s\n%s" % (block.where, missing(output, wanted), shown)
-        RAN.setdefault(block.id, []).append(state)
-    return output
+    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), **LOCAL)
 
 
 def inventory_copy(tmp_path, change):
@@ -294,13 +259,15 @@ def test_a_tier_directory_given_away_is_confirmed_fixed_and_verified(shell):
 
 
 def test_the_fuse_commands_on_a_pod_using_the_dataset(shell, api):
-    # No FUSE pod ever starts here (no CSI call): the commands find none, and the pod runs.
+    # No FUSE pod ever starts here (no CSI call): the commands find none, and the pod runs
+    # (tests/nodes makes the failures where pods really run).
     with app_pod(api, "reader") as pod:
         fuse = dict(shell, POD=pod.metadata.name, NODE=pod.spec.node_name)
         assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", run(fuse, "fuse-status"))
         run(fuse, "fuse-describe-pod")
         assert "No resources found" in run(fuse, "fuse-on-node")
-        for block_id in ("fuse-pods", "fuse-restart", "fuse-app-pod"):
+        # The master's commands on a healthy deployment: 1/1, and starting it changes nothing.
+        for block_id in ("fuse-master", "fuse-pods", "fuse-restart", "fuse-master-start", "fuse-app-pod"):
             run(fuse, block_id)
 
 

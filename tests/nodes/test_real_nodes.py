@@ -1,8 +1,10 @@
 """Real nodes: the node hosts' kubelets run pods from images built here and served by the local
 registry, on a routed pod network with cluster DNS; the GPUs are SIMULATED by a device plugin.
 Fluid's chart runs its CSI plugin, and an AlluxioRuntime's master, worker and FUSE pods run
-Alluxio from Fluid's runtime chart; a plain pod reads the dataset through CSI and FUSE."""
+Alluxio from Fluid's runtime chart; a plain pod reads the dataset through CSI and FUSE. The FUSE
+and deletion runbooks' failures are made for real and followed through their commands."""
 
+import contextlib
 import hashlib
 import json
 import os
@@ -12,7 +14,8 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import NODES, PARTS, read_sysctls, wait_until
+from conftest import CLUSTER, NODES, PARTS, read_sysctls, wait_until
+from runbook_shell import environment, run
 
 KUBE = os.path.join(PARTS, "kube")
 HELM = os.path.join(PARTS, "helm")
@@ -30,10 +33,12 @@ def apply(kubeconfig, *objects):
     kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
 
 
-def pod(name, image, command, node=None, volumes=(), limits=None):
-    spec = {"restartPolicy": "Never",
+def pod(name, image, command, node=None, volumes=(), limits=None, propagation="None"):
+    # A shell as PID 1 ignores SIGTERM: without a short grace period each deletion waits 30 s.
+    spec = {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1,
             "containers": [{"name": "main", "image": image, "command": ["sh", "-c", command],
-                            "volumeMounts": [{"name": volume, "mountPath": "/" + volume} for volume, _claim in volumes],
+                            "volumeMounts": [{"name": volume, "mountPath": "/" + volume, "mountPropagation": propagation}
+                                             for volume, _claim in volumes],
                             "resources": {"limits": limits or {}}}],
             "volumes": [{"name": volume, "persistentVolumeClaim": {"claimName": claim}} for volume, claim in volumes]}
     if node:
@@ -47,6 +52,11 @@ def ended(kubeconfig, kind, name, phases, seconds):
         value = kubectl(kubeconfig, "get", kind, name, "-o", "jsonpath={.status.phase}").stdout
         return value if value in phases else None
     return wait_until(phase, seconds, every=1, what="%s %s ending" % (kind, name))
+
+
+def read_sums(log):
+    """{file: md5} of md5sum's lines."""
+    return dict(reversed(line.split()) for line in log.splitlines() if line.strip())
 
 
 def finished(kubeconfig, name, seconds=300):
@@ -115,18 +125,60 @@ def test_every_pod_runs_an_image_of_the_local_registry_pinned_by_digest(kubeconf
 
 
 @pytest.fixture(scope="module")
+def shell(kubeconfig, tmp_path_factory):
+    """The runbooks' commands' environment (tests/runbook_shell.py), for this suite's dataset."""
+    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), INVENTORY="inventory/local", NS="default", DATASET="real")
+
+
+def fuse_pods(kubeconfig):
+    """{node: FUSE pod} of the dataset."""
+    items = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "release=real,role=alluxio-fuse", "-o", "json").stdout)["items"]
+    return {item["spec"].get("nodeName"): item for item in items}
+
+
+def dataset_mounts(node):
+    """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
+    table = subprocess.run(["podman", "exec", node, "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True, text=True,
+                           check=True).stdout
+    return [line for line in table.splitlines() if "/default/real/" in line or "default-real" in line]
+
+
+@contextlib.contextmanager
+def running_pod(kubeconfig, manifest):
+    """The pod applied; deleted afterwards, the test passed or not, so that it holds no claim for
+    the tests after it."""
+    apply(kubeconfig, manifest)
+    try:
+        yield
+    finally:
+        kubectl(kubeconfig, "delete", "pod", manifest["metadata"]["name"], "--wait=true", "--ignore-not-found", check=False)
+
+
+def events(kubeconfig, kind, name):
+    return kubectl(kubeconfig, "get", "events", "--field-selector", "involvedObject.kind=%s,involvedObject.name=%s" % (kind, name),
+                   "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}").stdout
+
+
+@pytest.fixture(scope="module")
 def fluid(kubeconfig, images):
-    """Fluid's chart with its CSI plugin running (the controllers are the cluster's, out of cluster:
-    the chart's are scaled to none), then a dataset over a local directory with an AlluxioRuntime
-    whose pods run the Alluxio image, Bound."""
-    def split(ref):  # the chart's prefix, name, tag
+    """Fluid's chart with its controllers (the fluid-controllers image) and CSI plugin running,
+    then a dataset over a local directory with an AlluxioRuntime whose pods run the Alluxio image,
+    Bound."""
+    def split(ref, name=None):  # the chart's prefix, name, tag (the tag without its digest: Fluid parses it)
         prefix, rest = ref.rsplit("/", 1)
-        name, tag = rest.split(":", 1)
-        return {"imagePrefix": prefix, "imageName": name, "imageTag": tag}
-    values = {"crdUpgrade": {"enabled": False}, "webhook": {"enabled": False}, "dataset": {"replicas": 0},
-              "fluidapp": {"enabled": False, "replicas": 0},
-              "runtime": {"alluxio": {"enabled": True, "replicas": 0}, "jindo": {"enabled": False}},
-              "csi": {"registrar": split(images["csi-registrar"]), "plugins": split(images["fluid-csi"])}}
+        image, tag = rest.split(":", 1)
+        return {"imagePrefix": prefix, "imageName": name or image, "imageTag": tag if name is None else tag.split("@", 1)[0]}
+    controllers = split(images["fluid-controllers"])
+    values = {"crdUpgrade": {"enabled": False}, "webhook": {"enabled": False}, "fluidapp": {"enabled": False, "replicas": 0},
+              "dataset": {"controller": controllers},
+              # Cache states refreshed every 2 s (Fluid's defaults: 90 s, 15 s), so a warm-up shows
+              # within the tests' time, as cluster.sh's out-of-cluster controllers do.
+              "runtime": {"syncRetryDuration": "1s", "jindo": {"enabled": False},
+                          "alluxio": {"enabled": True, "controller": controllers,
+                                      "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}],
+                                      "runtime": split(images["alluxio"], "alluxio"), "fuse": split(images["alluxio"], "alluxio")}},
+              "csi": {"registrar": split(images["csi-registrar"]), "plugins": split(images["fluid-csi"]),
+                      "featureGates": "FuseRecovery=true"}}
     subprocess.run([HELM, "--kubeconfig", kubeconfig, "upgrade", "--install", "fluid", os.path.join(PARTS, "fluid", "fluid-1.0.8.tgz"),
                     "--namespace", "fluid-system", "--create-namespace", "--wait", "--timeout", "300s", "-f", "-"],
                    input=yaml.safe_dump(values), text=True, check=True, capture_output=True)
@@ -156,7 +208,15 @@ def fluid(kubeconfig, images):
     return sums
 
 
-def test_the_csi_plugin_runs_on_every_node_and_the_kubelets_registered_it(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
+def test_fluid_s_controllers_run_in_pods_and_its_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
+    """Fluid's controllers are the chart's pods (none out of cluster), and the kubelets registered
+    its CSI plugin."""
+    for deployment in ("dataset-controller", "alluxioruntime-controller"):
+        ready = kubectl(kubeconfig, "get", "deployment", deployment, "-n", "fluid-system", "-o",
+                        "jsonpath={.status.readyReplicas} {.spec.template.spec.containers[0].image}").stdout.split()
+        assert ready == ["1", images["fluid-controllers"]], (deployment, ready)
+    status = subprocess.run([CLUSTER, "status"], capture_output=True, text=True, check=True).stdout
+    assert "fluid-dataset-controller: stopped" in status and "fluid-alluxioruntime-controller: stopped" in status, status
     for node in NODES:
         drivers = kubectl(kubeconfig, "get", "csinode", node, "-o", "jsonpath={.spec.drivers[*].name}").stdout
         assert drivers.split() == ["fuse.csi.fluid.io"], (node, drivers)
@@ -164,7 +224,7 @@ def test_the_csi_plugin_runs_on_every_node_and_the_kubelets_registered_it(kubeco
 
 def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
     apply(kubeconfig, pod("reader", images["alluxio"], "cd /data/real/train && md5sum part-*", volumes=[("data", "real")]))
-    read = dict(reversed(line.split()) for line in finished(kubeconfig, "reader", 600).splitlines())
+    read = read_sums(finished(kubeconfig, "reader", 600))
     assert read == fluid
     # Fluid's controllers learnt the dataset's size from the real master's `alluxio fs count` (exec).
     ufs_total = kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.ufsTotal}").stdout
@@ -185,27 +245,46 @@ def test_alluxio_runs_with_the_runtime_s_settings_in_its_processes(kubeconfig, f
     assert "alluxio.fuse.AlluxioFuse" in fuse and "kernel_cache" in fuse and "/runtime-mnt/alluxio/default/real/alluxio-fuse" in fuse
 
 
-def test_a_fuse_crash_under_a_reading_pod_and_the_runbook_s_fix(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
-    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the FUSE process dies on
-    the node under a pod that reads the dataset; the pod sees `Transport endpoint is not connected`
-    (Fluid's chart ships FuseRecovery=false); the runbook's fix (stop the pods, a new FUSE pod,
-    start them again) gives it the data back."""
-    apply(kubeconfig, pod("holder", images["alluxio"], "sleep infinity", node="gpu-node-3", volumes=[("data", "real")]))
-    kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/holder", "--timeout=300s")
-    fuse_pod = kubectl(kubeconfig, "get", "pods", "-l", "role=alluxio-fuse", "--field-selector", "spec.nodeName=gpu-node-3",
-                       "-o", "jsonpath={.items[0].metadata.name}").stdout
-    assert fuse_pod
-    # The crash: the JVM killed on the node, as the OOM killer would.
-    subprocess.run(["podman", "exec", "gpu-node-3", "pkill", "-KILL", "-f", "alluxio.fuse.AlluxioFuse"], check=True)
-    wait_until(lambda: "not connected" in kubectl(kubeconfig, "exec", "holder", "--", "ls", "/data/real/train", check=False).stderr,
-               120, every=1, what="the reading pod's `Transport endpoint is not connected`")
-    # The runbook's fix, by its command: the pods that use the dataset, then the node's FUSE pod.
-    kubectl(kubeconfig, "delete", "pod", "holder", "--wait=true")
-    kubectl(kubeconfig, "delete", "pod", "-l", "role=alluxio-fuse", "--field-selector", "spec.nodeName=gpu-node-3", "--wait=true")
-    apply(kubeconfig, pod("reader-again", images["alluxio"], "cd /data/real/train && md5sum part-*", node="gpu-node-3",
-                          volumes=[("data", "real")]))
-    read = dict(reversed(line.split()) for line in finished(kubeconfig, "reader-again", 600).splitlines())
-    assert read == fluid
+def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
+    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the FUSE JVM killed on a
+    node, as the OOM killer would, under two pods that mount the claim. The FUSE container
+    restarts in its pod and mounts again (over what the dead one left). With FUSE recovery on
+    (fluid_fuse_recovery, the fixture's chart) the CSI plugin binds the new mount into the pod that
+    mounts the claim HostToContainer, which reads the same bytes again without a restart. The other
+    pod (mountPropagation None, as every pod has it where recovery is off, the chart's default)
+    keeps `Transport endpoint is not connected` until the runbook's fix: the node's pods that use
+    the dataset stopped, its FUSE pod started again, the pods started again."""
+    node = "gpu-node-3"
+    with running_pod(kubeconfig, pod("steady", images["alluxio"], "sleep infinity", node=node, volumes=[("data", "real")],
+                                     propagation="HostToContainer")), \
+            running_pod(kubeconfig, pod("holder", images["alluxio"], "sleep infinity", node=node, volumes=[("data", "real")])):
+        for name in ("steady", "holder"):
+            kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/" + name, "--timeout=300s")
+        before = fuse_pods(kubeconfig)[node]
+        subprocess.run(["podman", "exec", node, "pkill", "-KILL", "-f", "alluxio.fuse.AlluxioFuse"], check=True)
+
+        def restarted():
+            after = fuse_pods(kubeconfig).get(node)
+            return (after and after["metadata"]["uid"] == before["metadata"]["uid"]
+                    and after["status"]["containerStatuses"][0]["restartCount"] > 0)
+        wait_until(restarted, 180, every=1, what="the FUSE container restarted in its pod")
+
+        def reads():
+            done = kubectl(kubeconfig, "exec", "steady", "--", "sh", "-c", "cd /data/real/train && md5sum part-*", check=False)
+            return done.returncode == 0 and read_sums(done.stdout) == fluid
+        wait_until(reads, 180, every=2, what="the HostToContainer pod reading the dataset again")
+        assert "FuseRecoverSucceed" in events(kubeconfig, "Dataset", "real")
+        assert kubectl(kubeconfig, "get", "pod", "steady", "-o", "jsonpath={.status.containerStatuses[0].restartCount}").stdout == "0"
+        broken = kubectl(kubeconfig, "exec", "holder", "--", "ls", "/data/real/train", check=False)
+        assert broken.returncode != 0 and "Transport endpoint is not connected" in broken.stderr, broken
+    # The runbook's fix: the pods stopped (above), the node's FUSE pod started again, the pod again.
+    run(dict(shell, NODE=node), "fuse-restart")
+    with running_pod(kubeconfig, pod("reader-again", images["alluxio"], "cd /data/real/train && md5sum part-* && sleep infinity",
+                                     node=node, volumes=[("data", "real")])):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/reader-again", "--timeout=600s")
+        run(dict(shell, POD="reader-again", NODE=node), "fuse-app-pod")
+        wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "reader-again").stdout) == fluid, 120, every=1,
+                   what="the pod's md5sum of the dataset")
 
 
 def test_a_dataload_s_loader_pod_fills_the_cache_with_distributed_load(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
@@ -221,3 +300,55 @@ def test_a_dataload_s_loader_pod_fills_the_cache_with_distributed_load(kubeconfi
     assert "distributedLoad" in log or "Successfully loaded" in log, log
     wait_until(lambda: kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout
                == "100.0%", 120, every=2, what="the dataset 100% cached")
+
+
+def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(  # pylint: disable=redefined-outer-name
+        kubeconfig, fluid, images, shell):
+    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
+    scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
+    ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
+    Fix starts the master, and the pod runs with the dataset's bytes."""
+    node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
+    kubectl(kubeconfig, "scale", "statefulset", "real-master", "--replicas=0")
+    kubectl(kubeconfig, "wait", "--for=delete", "pod/real-master-0", "--timeout=300s")
+    with running_pod(kubeconfig, pod("waiting", images["alluxio"], "cd /data/real/train && md5sum part-* && sleep infinity",
+                                     node=node, volumes=[("data", "real")])):
+        wait_until(lambda: "timeout waiting for FUSE mount point to be ready" in events(kubeconfig, "Pod", "waiting"), 300, every=2,
+                   what="the pod's FailedMount event")
+        reason = kubectl(kubeconfig, "get", "pod", "waiting", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}").stdout
+        assert reason == "ContainerCreating", reason
+        stuck = dict(shell, POD="waiting", NODE=node)
+        run(stuck, "fuse-describe-pod", state="symptom")
+        on_node = run(stuck, "fuse-on-node")
+        assert on_node.splitlines()[0] == "true" and "real-fuse-" in on_node and "Running" in on_node, on_node
+        run(stuck, "fuse-master", state="symptom")
+        run(stuck, "fuse-master-start")
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/waiting", "--timeout=600s")
+        run(stuck, "fuse-app-pod")
+        wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "waiting").stdout) == fluid, 120, every=1,
+                   what="the pod's md5sum of the dataset")
+
+
+def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
+    """docs/runbooks/troubleshooting/dataset-stuck-terminating.md with a pod that really mounts the
+    claim: the dataset deleted under it is held (it still reads), Confirm's commands show why,
+    stopping the pod lets the dataset, its claim and runtime go, and no FUSE mount is left on
+    any node. Last: the dataset is gone afterwards."""
+    with running_pod(kubeconfig, pod("notebook", images["alluxio"], "sleep infinity", node="gpu-node-2", volumes=[("data", "real")])):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/notebook", "--timeout=600s")
+        assert dataset_mounts("gpu-node-2"), "no mount of the dataset on the notebook's node"
+        kubectl(kubeconfig, "delete", "dataset", "real", "--wait=false")
+        wait_until(lambda: "Pod notebook in Namespace default is using it" in events(kubeconfig, "Dataset", "real"), 120, every=2,
+                   what="Fluid refusing the deletion")
+        stuck = dict(shell, POD="notebook")
+        for block_id in ("terminating-dataset", "terminating-events", "terminating-users"):
+            run(stuck, block_id, state="symptom")
+        reading = kubectl(kubeconfig, "exec", "notebook", "--", "sh", "-c", "cd /data/real/train && md5sum part-*")
+        assert read_sums(reading.stdout) == fluid
+        run(stuck, "terminating-stop-pod")
+        run(stuck, "terminating-gone")
+    kubectl(kubeconfig, "wait", "--for=delete", "alluxioruntime/real", "--timeout=300s")
+    wait_until(lambda: not kubectl(kubeconfig, "get", "pods", "-l", "release=real", "-o", "name").stdout, 300, every=2,
+               what="the runtime's pods gone")
+    for node in NODES:
+        assert dataset_mounts(node) == [], node

@@ -6,8 +6,9 @@
 # execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
 # master's UFS mounts, DataLoad's script, training) and JindoRuntime.
 # With FLUIDOPS_NODES=real the four hosts are real nodes instead (nodes.sh), their pods run the
-# images built here (images.sh) from a local registry, and kwok and simulator.py keep to the
-# simulated nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
+# images built here (images.sh) from a local registry, Fluid's controllers are the pods of the
+# Fluid chart that whoever installs it starts, and kwok and simulator.py keep to the simulated
+# nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
 #                          stay in the cache's last-logs)
@@ -204,6 +205,21 @@ start_simulator() {
 }
 
 start_controllers() {
+  # With real nodes Fluid's controllers are the chart's own pods, from the fluid-controllers
+  # image (images.sh): whoever installs Fluid's chart starts them, as on any cluster.
+  [ "$node_mode" = real ] || start_fluid_controllers
+  # mpi-operator holds a lease in its lock namespace before it starts.
+  kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
+    -kube-api-qps 50 -kube-api-burst 100
+  local name
+  for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
+    [ "$node_mode" = kwok ] || [ "$name" = mpi-operator ] || continue
+    wait_for "$name" 180 controller_started "$name" || show_log_and_die "$name" "$name did not start"
+  done
+}
+
+start_fluid_controllers() {
   # Fluid's controllers as their images run them (docker/Dockerfile.dataset, .alluxioruntime):
   # Helm as ddc-helm on PATH, the runtime and DataLoad charts in $HOME/charts, the chart's
   # HELM_DRIVER and namespace. They take the kubeconfig from KUBECONFIG only.
@@ -220,25 +236,10 @@ start_controllers() {
     HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system FLUID_WORKDIR="$home/tmp" MOUNT_ROOT=/runtime-mnt
     CRITICAL_FUSE_POD=true ALLUXIO_MOUNT_CONFIG_STORAGE=configmap
     FLUID_RUNTIME_RECONCILE_DURATION=2 FLUID_SYNC_RETRY_DURATION=1s)
-  if [ "$node_mode" = real ]; then
-    # The chart's runtime.alluxio.runtime and .fuse images: Alluxio as built here, by its tag (Fluid
-    # splits the value at its last colon and parses the FUSE tag as a version, so no digest here;
-    # a runtime pins its image by digest in spec.alluxioVersion and spec.fuse, as tests/nodes' does).
-    local alluxio_image; alluxio_image=$(cat "$run/images/alluxio"); alluxio_image=${alluxio_image%@*}
-    fluid_env+=(ALLUXIO_RUNTIME_IMAGE_ENV="$alluxio_image" ALLUXIO_FUSE_IMAGE_ENV="$alluxio_image")
-  fi
   start fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
     --development=false --metrics-addr "$fluid_dataset_metrics"
   start fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \
     --development=false --metrics-addr "$fluid_alluxio_metrics" --runtime-node-port-range 20000-26000
-  # mpi-operator holds a lease in its lock namespace before it starts.
-  kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-  start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
-    -kube-api-qps 50 -kube-api-burst 100
-  local name
-  for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
-    wait_for "$name" 180 controller_started "$name" || show_log_and_die "$name" "$name did not start"
-  done
 }
 
 controller_started() {  # running, and its log says its manager or informers started
@@ -348,7 +349,7 @@ up() {
     log "starting the registry and the node hosts as real nodes (containerd, kubelet, kube-proxy): ${nodes[*]}"
     start_registry
     start_real_nodes
-    log "starting kwok (for simulated nodes beyond the hosts), the simulated programs, Fluid's controllers and mpi-operator"
+    log "starting kwok (for simulated nodes beyond the hosts), the simulated programs and mpi-operator"
     start_kwok 0
   else
     create_nodes

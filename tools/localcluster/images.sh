@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.env"
 cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
 run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi)
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers)
 repo=$(cd "$here/../.." && pwd)
 
 log() { printf '[localcluster images] %s\n' "$*" >&2; }
@@ -29,7 +29,7 @@ version_of() {
     gpu-device-plugin | csi-registrar) echo 0.1.0 ;;
     # Fluid parses the runtime image's tag as a version: it must start with one.
     alluxio) echo 2.9.3 ;;
-    fluid-csi) echo "${FLUID_VERSION#v}" ;;
+    fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
     *) die "no image named $1 (images: ${names[*]})" ;;
   esac
 }
@@ -38,6 +38,8 @@ inputs_of() {
   case $1 in
     gpu-device-plugin | csi-registrar) echo "$here/agents" ;;
     alluxio) echo "$repo/tools/alluxio/jars.lock" "$repo/tools/alluxio/bin" "$repo/tools/alluxio/conf" ;;
+    # Built from pinned modules (Kubernetes, CoreDNS, Fluid, Helm): a new pin is a new image.
+    pause | coredns | fluid-csi | fluid-controllers) echo "$here/versions.env" ;;
   esac
 }
 
@@ -57,17 +59,24 @@ prepare_fluid-csi() {  # build.sh node's binary, the scripts from the Fluid modu
   cp "$cache/fluid-csi/fluid-csi" "$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")"/csi/shell/*.sh "$1/"
   chmod 0755 "$1"/*
 }
+prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
+  cp "$cache/fluid-controllers/dataset-controller" "$cache/fluid-controllers/alluxioruntime-controller" "$1/"
+  cp "$cache/helm-$HELM_VERSION/helm" "$1/ddc-helm"
+  cp -r "$cache/fluid/charts" "$1/charts"
+}
 prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
   cp -r "$("$repo/tools/alluxio/fetch.sh")" "$1/jars" && rm -f "$1/jars/.complete"
   cp "$repo/tools/alluxio/bin/alluxio" "$repo/tools/alluxio/conf/log4j.properties" "$1/"
 }
 
-# The tag: the version, then a key of the Containerfile, the files beside it and the inputs.
+# The tag: the version, then a key of the Containerfile, the files beside it, the inputs and the
+# prepare function that makes the context.
 image_tag() {
   local key
   key=$( (cd "$here/images/$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum
     # shellcheck disable=SC2046  # one word per input path
     [ -z "$(inputs_of "$1")" ] || find $(inputs_of "$1") -type f -print0 | sort -z | xargs -0 sha256sum | cut -c1-64
+    declare -f "prepare_$1"
     version_of "$1") | sha256sum | cut -c1-10)
   echo "localhost/fluidops/$1:$(version_of "$1")-$key"
 }

@@ -122,6 +122,7 @@ def test_the_mpijob_puts_the_claim_and_gpus_on_the_workers_only():
     assert worker["template"]["spec"]["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]
     container = worker["template"]["spec"]["containers"][0]
     assert container["resources"] == {"limits": {"nvidia.com/gpu": "8"}}
+    assert container["volumeMounts"] == [{"name": "data", "mountPath": "/data", "mountPropagation": "HostToContainer"}]
     assert {e["name"]: e["value"] for e in container["env"]} == {"DATA_DIR": "/data/imagenet", "num_batch": "1000",
                                                                  "datasets_num_private_threads": "8"}
 
