@@ -212,9 +212,9 @@ start_controllers() {
   kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
   start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
     -kube-api-qps 50 -kube-api-burst 100
-  local name
-  for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
-    [ "$node_mode" = kwok ] || [ "$name" = mpi-operator ] || continue
+  local name started=(mpi-operator)
+  [ "$node_mode" = real ] || started+=(fluid-dataset-controller fluid-alluxioruntime-controller)
+  for name in "${started[@]}"; do
     wait_for "$name" 180 controller_started "$name" || show_log_and_die "$name" "$name did not start"
   done
 }
