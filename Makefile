@@ -86,22 +86,20 @@ molecule: host-image  ## every molecule scenario
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-# The real nodes' suite takes the same node hosts (their names are the nodes'): after the cluster suite.
-cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean; then nodes-test
+cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
 	$(run) python -m pytest -q --durations=8 tests/cluster
-	@$(MAKE) --no-print-directory nodes-test
 
+# A second cluster (FLUIDOPS_CLUSTER_INSTANCE=1, tests/nodes/conftest.py): it runs beside cluster-test's.
 nodes-test: host-image  ## the local cluster with real nodes (FLUIDOPS_NODES=real): kubelets, the local registry, DNS, Fluid's CSI plugin and AlluxioRuntime pods
 	$(run) python -m pytest -q --durations=8 tests/nodes
 
-# render-test, integration, molecule and cluster-test share no state (their containers have names
-# of their own), nor do core-oldest and galaxy-import (venvs and copies of their own): they run
-# side by side, output kept per target. cluster-test starts first: it is the longest, and most of
-# its time is waiting on the controllers' own fixed intervals.
-test: lint unit  ## everything CI runs
-	@# The local cluster's parts first, once: render-test, integration and the cluster read its charts.
+# The targets share no state (their clusters, containers, venvs and copies are their own): they
+# run side by side, output kept per target. cluster-test starts first: it is the longest, and most
+# of its time is waiting on the controllers' own fixed intervals; lint and unit run beside it.
+test: deps  ## everything CI runs
+	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test render-test integration molecule core-oldest galaxy-import
+	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test nodes-test lint unit render-test integration molecule core-oldest galaxy-import
 	@echo "make test: all checks passed"
 
 # A benchmark, not a test: the bundle's runs at 4, 16 and 64 simulated nodes on the local cluster,

@@ -1,5 +1,6 @@
 """The local cluster as tests/cluster and tests/nodes drive it: cluster.sh, its node hosts'
-names, and waiting for a condition (a cap on the wait, never a duration to sleep)."""
+names, the processes of one cluster, and waiting for a condition (a cap on the wait, never a
+duration to sleep)."""
 
 import os
 import subprocess
@@ -8,6 +9,40 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+
+
+def host_of(node, instance=0):
+    """The podman container of a node host, as tools/localcluster/instance.sh names it."""
+    return "fluidops%d-%s" % (instance, node) if instance else node
+
+
+def container_ids(names):
+    """The ids of those of the containers that exist."""
+    done = subprocess.run(["podman", "container", "inspect", "--format", "{{.Id}}", *names], capture_output=True, text=True,
+                          check=False)
+    return done.stdout.split()
+
+
+def processes_of(run_dir, containers=()):
+    """{pid: command line} of one local cluster's processes on this machine: those whose command
+    line or environment names its state directory (every component cluster.sh starts, and what
+    they start), and those in its node host containers (by the ids CONTAINERS, in their cgroups).
+    The other clusters beside it (FLUIDOPS_CLUSTER_INSTANCE) are not looked at."""
+    marks = [(run_dir + "/").encode(), (run_dir + "\0").encode()]
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                cmdline = handle.read()
+            with open("/proc/%s/environ" % pid, "rb") as handle:
+                named = cmdline + b"\0" + handle.read() + b"\0"
+            with open("/proc/%s/cgroup" % pid, encoding="ascii") as handle:
+                cgroups = handle.read()
+        except OSError:  # it ended meanwhile
+            continue
+        if int(pid) != os.getpid() and (any(mark in named for mark in marks) or any(ident in cgroups for ident in containers)):
+            found[int(pid)] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
+    return found
 
 
 def cluster(*args, env=None):

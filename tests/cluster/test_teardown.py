@@ -5,20 +5,22 @@ import os
 import re
 import subprocess
 
+from cluster_script import container_ids, processes_of
 from conftest import CACHE, NODES, cluster
 from run_warnings import ALLOWED, CHECKED, checked_playbooks, warnings_in
 
 
 def test_cluster_down_leaves_nothing_behind(kubeconfig):
+    run_dir = os.path.dirname(kubeconfig)
+    # Its components name its state; the real Alluxio's JVMs run in the hosts' cgroups.
+    hosts = container_ids(NODES)
+    assert len(hosts) == len(NODES)
+    with open(os.path.join(run_dir, "pids", "apiserver"), encoding="ascii") as handle:
+        assert int(handle.read()) in processes_of(run_dir, hosts)
     cluster("down")
-    leftovers = subprocess.run(["pgrep", "-af", CACHE], capture_output=True, text=True, check=False).stdout
-    assert leftovers == ""
-    # The real Alluxio's JVMs ran in the hosts (as processes of this machine, under /opt/alluxio).
-    alluxio = subprocess.run(["pgrep", "-af", r"alluxio\.(master|worker|fuse)\.Alluxio"], capture_output=True, text=True, check=False).stdout
-    assert alluxio == ""
+    assert processes_of(run_dir, hosts) == {}
     for name in NODES:
         assert subprocess.run(["podman", "container", "exists", name], check=False).returncode == 1
-    run_dir = os.path.dirname(kubeconfig)
     assert not os.path.exists(run_dir)
     with open("/proc/mounts", encoding="utf-8") as mounts:
         assert [line for line in mounts if CACHE in line or "alluxio" in line] == []

@@ -1,6 +1,8 @@
 """The local cluster with real nodes (FLUIDOPS_NODES=real): the four node hosts run containerd,
 kubelets and kube-proxy, and every pod really runs. It comes up once for tests/nodes, after the
-VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it down last."""
+VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it down last. It is a
+second instance (FLUIDOPS_CLUSTER_INSTANCE=1: its own state, ports and host containers), so that
+make test runs this suite beside tests/cluster's cluster."""
 
 import os
 import subprocess
@@ -15,7 +17,14 @@ from playbook import PARTS
 # The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
 KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
                    "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"]
-REAL = dict(os.environ, FLUIDOPS_NODES="real")
+INSTANCE = 1
+REAL = dict(os.environ, FLUIDOPS_NODES="real", FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE))
+RUN = os.path.join(PARTS, "run-%d" % INSTANCE)  # its state
+
+
+def host(node):
+    """The podman container of a node host."""
+    return cluster_script.host_of(node, INSTANCE)
 
 
 def cluster(*args):
@@ -37,7 +46,7 @@ def sysctls_before():
 
 @pytest.fixture(scope="session")
 def kubeconfig(sysctls_before):  # pylint: disable=unused-argument,redefined-outer-name  # read before the kubelets start
-    # A cluster left up (make demo, a killed run) is taken down first: the node hosts' names are one set.
+    # One left up by a killed run is taken down first.
     subprocess.run([CLUSTER, "down"], capture_output=True, check=False, env=REAL)
     cluster_script.up(env=REAL)
     yield cluster("kubeconfig").stdout.strip()
@@ -52,7 +61,7 @@ def api(kubeconfig):  # pylint: disable=redefined-outer-name
 @pytest.fixture(scope="session")
 def images(kubeconfig):  # pylint: disable=unused-argument,redefined-outer-name  # written by cluster.sh up
     """Each image's reference as cluster.sh pushed it: registry/fluidops/name:tag@sha256:digest."""
-    folder = os.path.join(PARTS, "run", "images")
+    folder = os.path.join(RUN, "images")
     refs = {}
     for name in os.listdir(folder):
         if not name.startswith("."):

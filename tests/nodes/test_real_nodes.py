@@ -14,12 +14,12 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import CLUSTER, NODES, PARTS, read_sysctls, wait_until
+from conftest import NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
+from playbook import run_playbook
 from runbook_shell import environment, run
 
 KUBE = os.path.join(PARTS, "kube")
-HELM = os.path.join(PARTS, "helm")
-STATE = os.path.join(PARTS, "run", "alluxio")
+STATE = os.path.join(RUN, "alluxio")
 
 
 def kubectl(kubeconfig, *args, stdin=None, check=True):
@@ -54,6 +54,11 @@ def ended(kubeconfig, kind, name, phases, seconds):
     return wait_until(phase, seconds, every=1, what="%s %s ending" % (kind, name))
 
 
+def registry_of(images):
+    """The local registry's address, where the images built here are pushed."""
+    return next(iter(images.values())).split("/", 1)[0]
+
+
 def read_sums(log):
     """{file: md5} of md5sum's lines."""
     return dict(reversed(line.split()) for line in log.splitlines() if line.strip())
@@ -80,7 +85,7 @@ def test_four_real_nodes_of_containerd_and_the_pinned_kubelet(api):
 
 def test_each_kubelet_may_change_only_its_own_node(kubeconfig):
     """Node authorization: gpu-node-1's credentials patch gpu-node-1, and are refused gpu-node-2."""
-    own = os.path.join(PARTS, "run", "nodes", "gpu-node-1", "kubelet.kubeconfig")
+    own = os.path.join(RUN, "nodes", "gpu-node-1", "kubelet.kubeconfig")
     patch = json.dumps({"metadata": {"annotations": {"fluidops.test/touched": "yes"}}})
     assert subprocess.run([KUBE, "kubectl", "--kubeconfig", own, "patch", "node", "gpu-node-1", "-p", patch],
                           capture_output=True, text=True, check=False).returncode == 0
@@ -115,7 +120,7 @@ def test_pods_on_two_nodes_reach_each_other_and_the_api_server_by_name(kubeconfi
 def test_every_pod_runs_an_image_of_the_local_registry_pinned_by_digest(kubeconfig, images):
     pods = json.loads(kubectl(kubeconfig, "get", "pods", "--all-namespaces", "-o", "json").stdout)["items"]
     digests = {ref.split("@", 1)[1] for ref in images.values()}
-    registry = next(iter(images.values())).split("/", 1)[0]
+    registry = registry_of(images)
     assert pods
     for item in pods:
         for container in item["spec"]["containers"]:
@@ -138,7 +143,7 @@ def fuse_pods(kubeconfig):
 
 def dataset_mounts(node):
     """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
-    table = subprocess.run(["podman", "exec", node, "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True, text=True,
+    table = subprocess.run(["podman", "exec", host(node), "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True, text=True,
                            check=True).stdout
     return [line for line in table.splitlines() if "/default/real/" in line or "default-real" in line]
 
@@ -159,29 +164,27 @@ def events(kubeconfig, kind, name):
                    "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}").stdout
 
 
+def bundle_settings(kubeconfig, images):
+    """The bundle's settings for this cluster, over the local inventory's."""
+    # Alluxio 2.9.3, as the image built here is, instead of the chart's alluxio-dev 2.9.0.
+    alluxio = {"imagePrefix": "alluxio", "imageName": "alluxio", "imageTag": "2.9.3"}
+    return {"fluidops_kubeconfig": kubeconfig, "fluidops_image_registry": registry_of(images),
+            # Jindo's engine is closed source: JindoRuntime stays on the simulated nodes.
+            "fluid_runtimes": ["alluxio"], "fluid_fuse_recovery": True,
+            # Cache states refreshed every 2 s (Fluid's defaults: 90 s, 15 s), so a warm-up shows
+            # within the tests' time, as cluster.sh's out-of-cluster controllers do.
+            "fluid_values": {"runtime": {"syncRetryDuration": "1s", "alluxio": {
+                "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}], "runtime": alluxio, "fuse": alluxio}}}}
+
+
 @pytest.fixture(scope="module")
 def fluid(kubeconfig, images):
-    """Fluid's chart with its controllers (the fluid-controllers image) and CSI plugin running,
-    then a dataset over a local directory with an AlluxioRuntime whose pods run the Alluxio image,
-    Bound."""
-    def split(ref, name=None):  # the chart's prefix, name, tag (the tag without its digest: Fluid parses it)
-        prefix, rest = ref.rsplit("/", 1)
-        image, tag = rest.split(":", 1)
-        return {"imagePrefix": prefix, "imageName": name or image, "imageTag": tag if name is None else tag.split("@", 1)[0]}
-    controllers = split(images["fluid-controllers"])
-    values = {"crdUpgrade": {"enabled": False}, "webhook": {"enabled": False}, "fluidapp": {"enabled": False, "replicas": 0},
-              "dataset": {"controller": controllers},
-              # Cache states refreshed every 2 s (Fluid's defaults: 90 s, 15 s), so a warm-up shows
-              # within the tests' time, as cluster.sh's out-of-cluster controllers do.
-              "runtime": {"syncRetryDuration": "1s", "jindo": {"enabled": False},
-                          "alluxio": {"enabled": True, "controller": controllers,
-                                      "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}],
-                                      "runtime": split(images["alluxio"], "alluxio"), "fuse": split(images["alluxio"], "alluxio")}},
-              "csi": {"registrar": split(images["csi-registrar"]), "plugins": split(images["fluid-csi"]),
-                      "featureGates": "FuseRecovery=true"}}
-    subprocess.run([HELM, "--kubeconfig", kubeconfig, "upgrade", "--install", "fluid", os.path.join(PARTS, "fluid", "fluid-1.0.8.tgz"),
-                    "--namespace", "fluid-system", "--create-namespace", "--wait", "--timeout", "300s", "-f", "-"],
-                   input=yaml.safe_dump(values), text=True, check=True, capture_output=True)
+    """Fluid deployed by the bundle (playbooks/engine.yml: the fluid role, Helm), its images from
+    the local registry as from a site's mirror (fluidops_image_registry), its controllers and CSI
+    plugin running; then a dataset over a local directory with an AlluxioRuntime whose pods run the
+    Alluxio image, Bound."""
+    deployed = run_playbook("playbooks/engine.yml", extra_vars=bundle_settings(kubeconfig, images))
+    assert deployed.returncode == 0, deployed.output[-4000:]
     files = os.path.join(STATE, "standins", "real-nodes", "train")
     os.makedirs(files, exist_ok=True)
     sums = {}
@@ -190,17 +193,16 @@ def fluid(kubeconfig, images):
         with open(os.path.join(files, "part-%02d" % index), "wb") as handle:
             handle.write(data)
         sums["part-%02d" % index] = hashlib.md5(data).hexdigest()
-    image, tag = split(images["alluxio"])["imagePrefix"] + "/alluxio", split(images["alluxio"])["imageTag"]
     apply(kubeconfig,
           {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "real", "namespace": "default"},
            "spec": {"mounts": [{"mountPoint": "local:///standins/real-nodes", "name": "real"}]}},
           {"apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "real", "namespace": "default"},
-           "spec": {"replicas": 1, "alluxioVersion": {"image": image, "imageTag": tag},
+           "spec": {"replicas": 1,
                     "master": {"jvmOptions": ["-Xmx400m", "-XX:ActiveProcessorCount=2"]},
                     "jobMaster": {"jvmOptions": ["-Xmx300m"]},
                     "worker": {"jvmOptions": ["-Xmx400m", "-XX:MaxDirectMemorySize=256m"]},
                     "jobWorker": {"jvmOptions": ["-Xmx300m"]},
-                    "fuse": {"image": image, "imageTag": tag, "jvmOptions": ["-Xmx400m", "-XX:MaxDirectMemorySize=256m"]},
+                    "fuse": {"jvmOptions": ["-Xmx400m", "-XX:MaxDirectMemorySize=256m"]},
                     "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "32Mi",
                                                 "high": "0.95", "low": "0.7"}]}}})
     wait_until(lambda: kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.phase}").stdout == "Bound",
@@ -208,15 +210,22 @@ def fluid(kubeconfig, images):
     return sums
 
 
-def test_fluid_s_controllers_run_in_pods_and_its_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
-    """Fluid's controllers are the chart's pods (none out of cluster), and the kubelets registered
-    its CSI plugin."""
-    for deployment in ("dataset-controller", "alluxioruntime-controller"):
-        ready = kubectl(kubeconfig, "get", "deployment", deployment, "-n", "fluid-system", "-o",
-                        "jsonpath={.status.readyReplicas} {.spec.template.spec.containers[0].image}").stdout.split()
-        assert ready == ["1", images["fluid-controllers"]], (deployment, ready)
-    status = subprocess.run([CLUSTER, "status"], capture_output=True, text=True, check=True).stdout
-    assert "fluid-dataset-controller: stopped" in status and "fluid-alluxioruntime-controller: stopped" in status, status
+def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
+    """Fluid's controllers are its chart's pods and mpi-operator's its manifests' (none runs out of
+    cluster), each running the image built here, and the kubelets registered Fluid's CSI plugin."""
+    for namespace, deployment, image in (("fluid-system", "dataset-controller", "fluid-controllers"),
+                                         ("fluid-system", "alluxioruntime-controller", "fluid-controllers"),
+                                         ("fluid-system", "fluidapp-controller", "fluid-controllers"),
+                                         ("mpi-operator", "mpi-operator", "mpi-operator")):
+        ready = kubectl(kubeconfig, "get", "deployment", deployment, "-n", namespace, "-o", "jsonpath={.status.readyReplicas}").stdout
+        assert ready == "1", (deployment, ready)
+        pods = json.loads(kubectl(kubeconfig, "get", "pods", "-n", namespace, "-o", "json").stdout)["items"]
+        ran = {status["imageID"].rsplit("@", 1)[1] for item in pods if item["metadata"]["name"].startswith(deployment + "-")
+               for status in item["status"].get("containerStatuses", [])}
+        assert ran == {images[image].split("@", 1)[1]}, (deployment, ran)
+    status = cluster("status").stdout
+    for process in ("fluid-dataset-controller", "fluid-alluxioruntime-controller", "mpi-operator"):
+        assert process + ": stopped" in status, status
     for node in NODES:
         drivers = kubectl(kubeconfig, "get", "csinode", node, "-o", "jsonpath={.spec.drivers[*].name}").stdout
         assert drivers.split() == ["fuse.csi.fluid.io"], (node, drivers)
@@ -231,6 +240,29 @@ def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, 
     assert ufs_total and ufs_total != "0.00B", ufs_total
 
 
+def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=redefined-outer-name,unused-argument
+        kubeconfig, fluid, images, tmp_path):
+    """Every image the pods of the bundle's Fluid run (its controllers and CSI plugin, the runtime's
+    master, worker and, once the reader has mounted the claim, FUSE) is on the list the bundle gives an operator to mirror
+    (playbooks/images.yml with the same settings), and is an image built here, by its digest."""
+    listed = tmp_path / "images.txt"
+    done = run_playbook("playbooks/images.yml", extra_vars=dict(bundle_settings(kubeconfig, images), fluidops_images_file=str(listed)))
+    assert done.returncode == 0, done.output[-3000:]
+    mirror = set(listed.read_text(encoding="utf-8").split())
+    assert mirror and all(image.startswith(registry_of(images) + "/") for image in mirror), mirror
+    built = {ref.split("@", 1)[1] for ref in images.values()}
+    pods = (json.loads(kubectl(kubeconfig, "get", "pods", "-n", "fluid-system", "-o", "json").stdout)["items"]
+            + json.loads(kubectl(kubeconfig, "get", "pods", "-l", "release=real", "-o", "json").stdout)["items"])
+    roles = set()
+    for item in pods:
+        for container in item["spec"]["containers"] + item["spec"].get("initContainers", []):
+            assert container["image"] in mirror, (item["metadata"]["name"], container["image"])
+        for status in item["status"].get("containerStatuses", []):
+            assert status["imageID"].rsplit("@", 1)[1] in built, (item["metadata"]["name"], status["imageID"])
+        roles.add(item["metadata"]["labels"].get("role") or item["metadata"]["labels"].get("app"))
+    assert {"alluxio-master", "alluxio-worker", "alluxio-fuse"} <= roles, roles
+
+
 def test_alluxio_runs_with_the_runtime_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
     """Read from the running JVMs' command lines, not from the manifests."""
     def java(pod_name, container):
@@ -240,8 +272,8 @@ def test_alluxio_runs_with_the_runtime_s_settings_in_its_processes(kubeconfig, f
     assert "alluxio.master.AlluxioMaster" in master and "-Xmx400m" in master and "-XX:ActiveProcessorCount=2" in master
     worker = java("real-worker-0", "alluxio-worker")
     assert "alluxio.worker.AlluxioWorker" in worker and "-XX:MaxDirectMemorySize=256m" in worker
-    fuse_pod = kubectl(kubeconfig, "get", "pods", "-l", "role=alluxio-fuse", "-o", "jsonpath={.items[0].metadata.name}").stdout
-    fuse = java(fuse_pod, "alluxio-fuse")
+    fuse_pod = next(iter(fuse_pods(kubeconfig).values()))
+    fuse = java(fuse_pod["metadata"]["name"], "alluxio-fuse")
     assert "alluxio.fuse.AlluxioFuse" in fuse and "kernel_cache" in fuse and "/runtime-mnt/alluxio/default/real/alluxio-fuse" in fuse
 
 
@@ -261,7 +293,7 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
         for name in ("steady", "holder"):
             kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/" + name, "--timeout=300s")
         before = fuse_pods(kubeconfig)[node]
-        subprocess.run(["podman", "exec", node, "pkill", "-KILL", "-f", "alluxio.fuse.AlluxioFuse"], check=True)
+        subprocess.run(["podman", "exec", host(node), "pkill", "-KILL", "-f", "alluxio.fuse.AlluxioFuse"], check=True)
 
         def restarted():
             after = fuse_pods(kubeconfig).get(node)

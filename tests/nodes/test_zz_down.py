@@ -4,16 +4,23 @@ and every other process, the state), keeping their logs."""
 import os
 import subprocess
 
-from conftest import NODES, PARTS, cluster
+from cluster_script import container_ids, processes_of
+from conftest import INSTANCE, NODES, PARTS, RUN, cluster, host
 
 
 def test_down_leaves_no_node_volume_process_or_state(kubeconfig):  # pylint: disable=unused-argument
+    hosts = container_ids([host(node) for node in NODES])
+    assert len(hosts) == len(NODES)
+    before = processes_of(RUN, hosts)
+    with open(os.path.join(RUN, "pids", "registry"), encoding="ascii") as handle:
+        assert int(handle.read()) in before
+    # The kubelets, containerd and the pods' processes run in the hosts' cgroups.
+    assert any("/opt/fluidops/bin/kube kubelet" in line for line in before.values())
     cluster("down")
     for node in NODES:
-        assert subprocess.run(["podman", "container", "exists", node], check=False).returncode == 1, node
-        assert subprocess.run(["podman", "volume", "exists", node + "-containerd"], check=False).returncode == 1, node
-    assert not os.path.exists(os.path.join(PARTS, "run"))
-    mine = subprocess.run(["pgrep", "-f", os.path.join(PARTS, "registry")], capture_output=True, text=True, check=False)
-    assert mine.stdout == "", "a registry still runs: %s" % mine.stdout
-    kept = os.path.join(PARTS, "last-logs", "components", "nodes", "gpu-node-1", "kubelet.log")
+        assert subprocess.run(["podman", "container", "exists", host(node)], check=False).returncode == 1, node
+        assert subprocess.run(["podman", "volume", "exists", host(node) + "-containerd"], check=False).returncode == 1, node
+    assert not os.path.exists(RUN)
+    assert processes_of(RUN, hosts) == {}
+    kept = os.path.join(PARTS, "last-logs-%d" % INSTANCE, "components", "nodes", "gpu-node-1", "kubelet.log")
     assert os.path.getsize(kept) > 0

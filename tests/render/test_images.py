@@ -79,3 +79,18 @@ def test_a_registry_that_is_not_one_stops_before_anything_is_written(tmp_path):
     assert returncode != 0
     assert "fluidops_image_registry=https://mirror.example is not a registry" in folded(output)
     assert not (tmp_path / "images.txt").exists()
+
+
+def test_an_image_the_inventory_s_fluid_values_name_comes_from_the_mirror_too(tmp_path):
+    """fluid_values (the runtime's Alluxio image, as the local real nodes set it) before the mirror."""
+    directory = tmp_path / "rendered"
+    alluxio = {"imagePrefix": "alluxio", "imageName": "alluxio", "imageTag": "2.9.3"}
+    returncode, output = run_playbook("playbooks/render.yml", inventory=V100, extra_vars=dict(
+        LOCAL_CHARTS, fluidops_render_dir=str(directory), fluidops_image_registry=MIRROR,
+        fluid_values={"runtime": {"alluxio": {"runtime": alluxio, "fuse": alluxio}}}))
+    assert returncode == 0, output
+    with open(directory / "helm-values_fluid-system_fluid.yaml", encoding="utf-8") as handle:
+        values = yaml.safe_load(handle)
+    for image in ("runtime", "fuse"):
+        assert values["runtime"]["alluxio"][image] == dict(alluxio, imagePrefix=MIRROR + "/alluxio"), values["runtime"]["alluxio"]
+    assert values["dataset"]["controller"]["imagePrefix"] == MIRROR + "/fluidcloudnative"

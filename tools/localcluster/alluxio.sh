@@ -14,12 +14,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
-run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
+# shellcheck source=instance.sh  # cache, run, host_of
+. "$here/instance.sh"
 # The data-path benchmark (tools/bench/datapath.py) runs its own Alluxio in its own host with
 # these three set; the local cluster takes the defaults.
 state=${FLUIDOPS_ALLUXIO_STATE:-$run/alluxio}
-read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:-gpu-node-1 gpu-node-2}"
+read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:-$(host_of gpu-node-1) $(host_of gpu-node-2)}"
 prepare=${FLUIDOPS_ALLUXIO_PREPARE:-gpu_node}  # gpu_node: the role prepares the hosts; none: they are ready
 master_node=${alluxio_nodes[0]}
 # Inside the hosts (container_mounts puts them there).

@@ -7,8 +7,9 @@
 #             helm-diff plugin (go install github.com/databus23/helm-diff/v3) in a plugin
 #             directory beside it; $cache/helm runs Helm with that directory as HELM_PLUGINS
 #   fluid     the Fluid charts and CRDs from the Fluid Go module (plus a packaged archive), and
-#             Fluid's dataset controller (with the DataLoad controller) and AlluxioRuntime controller
-#   mpijob    the MPIJob CRD and mpi-operator's controller from the mpi-operator Go module
+#             Fluid's dataset controller (with the DataLoad controller), AlluxioRuntime controller
+#             and application controller (fluidapp, which the chart deploys on real nodes)
+#   mpijob    the MPIJob CRD, mpi-operator's manifests and controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 #   versitygw the S3 gateway of the data-path benchmark (tools/bench), only when named
 #   node      what a real node host runs (only when named): containerd, its runc shim and ctr
@@ -171,21 +172,27 @@ go_build_module() {
 
 if wants fluid; then
   fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
-  if [ ! -x "$fluid_bin/alluxioruntime-controller" ]; then
-    log "building Fluid $FLUID_VERSION's dataset and AlluxioRuntime controllers: first run only, 3-7 min on 2 cores"
+  missing=()
+  for target in dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio fluidapp-controller=cmd/fluidapp; do
+    [ -x "$fluid_bin/${target%%=*}" ] || missing+=("$target")
+  done
+  if ((${#missing[@]})); then
+    log "building Fluid $FLUID_VERSION's controllers (${missing[*]%%=*}): first run only, 3-7 min on 2 cores"
     mkdir -p "$fluid_bin"
-    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" \
-      dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
+    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" "${missing[@]}"
   fi
   link "$fluid_bin" "$cache/fluid-controllers"
 fi
 
 if wants mpijob; then
   mpi_dir="$cache/mpi-operator-$MPI_OPERATOR_VERSION"
-  if [ ! -f "$mpi_dir/kubeflow.org_mpijobs.yaml" ]; then
-    log "fetching the MPIJob CRD from mpi-operator $MPI_OPERATOR_VERSION"
+  # Its manifests (kustomize: base, overlays) deploy it on real nodes; the CRD alone serves kwok's.
+  if [ ! -f "$mpi_dir/manifests/base/kubeflow.org_mpijobs.yaml" ]; then
+    log "fetching the MPIJob CRD and manifests from mpi-operator $MPI_OPERATOR_VERSION"
     src=$(module_dir "github.com/kubeflow/mpi-operator@$MPI_OPERATOR_VERSION")
-    mkdir -p "$mpi_dir" && cp "$src/manifests/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/" && chmod u+w "$mpi_dir"/*
+    mkdir -p "$mpi_dir" && cp -r "$src/manifests" "$mpi_dir/manifests.$$" && chmod -R u+w "$mpi_dir/manifests.$$"
+    cp "$mpi_dir/manifests.$$/base/kubeflow.org_mpijobs.yaml" "$mpi_dir/"
+    rm -rf "$mpi_dir/manifests" && mv "$mpi_dir/manifests.$$" "$mpi_dir/manifests"
   fi
   if [ ! -x "$mpi_dir/mpi-operator" ]; then
     log "building mpi-operator $MPI_OPERATOR_VERSION's controller: first run only, about 3 min on 2 cores"

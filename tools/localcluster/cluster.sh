@@ -6,9 +6,10 @@
 # execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
 # master's UFS mounts, DataLoad's script, training) and JindoRuntime.
 # With FLUIDOPS_NODES=real the four hosts are real nodes instead (nodes.sh), their pods run the
-# images built here (images.sh) from a local registry, Fluid's controllers are the pods of the
-# Fluid chart that whoever installs it starts, and kwok and simulator.py keep to the simulated
-# nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
+# images built here (images.sh) from a local registry, the controllers are pods (Fluid's those of
+# its chart, which whoever installs it starts; mpi-operator's those of its manifests), and kwok and
+# simulator.py keep to the simulated nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
+# FLUIDOPS_CLUSTER_INSTANCE=N runs a second cluster beside this one (instance.sh).
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
 #                          stay in the cache's last-logs)
@@ -18,20 +19,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
-run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
+# shellcheck source=instance.sh  # cache, run, the ports and host_of, by FLUIDOPS_CLUSTER_INSTANCE
+. "$here/instance.sh"
 kubeconfig="$run/kubeconfig"
-nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)
-# Loopback only, on ports away from the usual ones so a real cluster's tools are not confused.
-etcd_port=23790 etcd_peer_port=23800 apiserver_port=16443 kwok_port=10347
-# The controllers' metrics and health ports (Fluid's default :8080 each; mpi-operator's health
-# port is fixed at 8080): one each, on loopback.
-fluid_dataset_metrics=127.0.0.1:18081 fluid_alluxio_metrics=127.0.0.1:18082
+nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)  # the nodes' names; their hosts: host_of NAME
 components=(etcd apiserver controller-manager scheduler registry kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
 # FLUIDOPS_NODES: kwok (the default) simulates the four nodes' kubelets; real makes the node hosts
 # real nodes (nodes.sh: containerd, kubelet, kube-proxy), their images served by the local registry.
 node_mode=${FLUIDOPS_NODES:-kwok}
-registry_port=${FLUIDOPS_REGISTRY_PORT:-15000}
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -131,14 +126,14 @@ start_control_plane() {
   # pods' Ready condition that the node lifecycle controller takes away meanwhile.
   start controller-manager "$cache/kube" controller-manager --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
-    --leader-elect=false --bind-address 127.0.0.1 --secure-port 10357 \
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port "$controller_manager_port" \
     --service-account-private-key-file "$run/pki/sa.key" --use-service-account-credentials=false \
     --root-ca-file "$run/pki/ca.crt" \
     --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route' \
     --node-monitor-grace-period 10m
   start scheduler "$cache/kube" scheduler --kubeconfig "$kubeconfig" \
     --authentication-kubeconfig "$kubeconfig" --authorization-kubeconfig "$kubeconfig" \
-    --leader-elect=false --bind-address 127.0.0.1 --secure-port 10359
+    --leader-elect=false --bind-address 127.0.0.1 --secure-port "$scheduler_port"
 }
 
 install_crds() {
@@ -205,18 +200,46 @@ start_simulator() {
 }
 
 start_controllers() {
-  # With real nodes Fluid's controllers are the chart's own pods, from the fluid-controllers
-  # image (images.sh): whoever installs Fluid's chart starts them, as on any cluster.
-  [ "$node_mode" = real ] || start_fluid_controllers
+  if [ "$node_mode" = real ]; then
+    # With real nodes the controllers are pods, as on any cluster: Fluid's are the pods of its
+    # chart, which whoever installs it starts (the fluid-controllers image); mpi-operator's are
+    # those of its own manifests.
+    deploy_mpi_operator
+    return 0
+  fi
+  start_fluid_controllers
   # mpi-operator holds a lease in its lock namespace before it starts.
   kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
   start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
     -kube-api-qps 50 -kube-api-burst 100
-  local name started=(mpi-operator)
-  [ "$node_mode" = real ] || started+=(fluid-dataset-controller fluid-alluxioruntime-controller)
-  for name in "${started[@]}"; do
+  local name
+  for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
     wait_for "$name" 180 controller_started "$name" || show_log_and_die "$name" "$name did not start"
   done
+}
+
+# mpi-operator as its standalone manifests deploy it (manifests/overlays/standalone of the module:
+# the mpi-operator namespace, RBAC and Deployment), its image the one built here, by digest.
+deploy_mpi_operator() {
+  local image dir=$run/mpi-operator
+  image=$(cat "$run/images/mpi-operator")
+  # kustomize takes no absolute path: the manifests beside the kustomization.
+  mkdir -p "$dir" && cp -r "$cache/mpi-operator/manifests" "$dir/"
+  cat > "$dir/kustomization.yaml" <<KUSTOMIZATION
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [manifests/overlays/standalone]
+images:
+  - {name: mpioperator/mpi-operator, newName: "$(image_name "$image")", digest: "${image#*@}"}
+KUSTOMIZATION
+  kubectl apply --server-side --force-conflicts -k "$dir" >/dev/null
+  wait_for "mpi-operator's pod" 300 kubectl -n mpi-operator rollout status deployment/mpi-operator --timeout 1s \
+    || die "mpi-operator did not start: $(kubectl -n mpi-operator describe pods | tail -n 15)"
+}
+
+image_name() {  # image_name REGISTRY/PATH:TAG@DIGEST: REGISTRY/PATH
+  local name=${1%@*}
+  echo "${name%:*}"
 }
 
 start_fluid_controllers() {
@@ -277,12 +300,12 @@ start_hosts() {
   mounts=$("$here/alluxio.sh" mounts)  # the JDK, Alluxio's jars and its state
   mapfile -t mounts <<< "$mounts"
   for name in "${nodes[@]}"; do
-    if podman container exists "$name"; then
-      podman start "$name" >/dev/null
+    if podman container exists "$(host_of "$name")"; then
+      podman start "$(host_of "$name")" >/dev/null
     elif [ "$node_mode" = real ]; then
       "$here/nodes.sh" run "$name" "$image" "${mounts[@]}"
     else
-      podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host "${mounts[@]}" "$image" >/dev/null
+      podman run -d --name "$(host_of "$name")" --hostname "$name" --privileged --label fluidops.local=host "${mounts[@]}" "$image" >/dev/null
     fi
   done
 }
@@ -330,12 +353,15 @@ show_node_logs() {  # each node's kubelet log tail, on stderr
   local name
   for name in "${nodes[@]}"; do
     log "last lines of $name's kubelet log:"
-    podman exec "$name" tail -n 15 /var/log/fluidops/kubelet.log >&2 2>/dev/null || true
+    podman exec "$(host_of "$name")" tail -n 15 /var/log/fluidops/kubelet.log >&2 2>/dev/null || true
   done
 }
 
 up() {
   local start_time=$SECONDS
+  # mpi-operator v0.7.0 listens on :8080, fixed, for its health: out of cluster, one at a time.
+  [ "$node_mode" = real ] || ((instance == 0)) \
+    || die "FLUIDOPS_CLUSTER_INSTANCE=$instance: only a cluster of real nodes (FLUIDOPS_NODES=real) runs beside the default one: the simulated one runs mpi-operator out of cluster, where its health port 8080 is fixed"
   case $node_mode in
     kwok) "$here/build.sh" ;;
     real) "$here/build.sh" && "$here/build.sh" kube node && "$here/images.sh" build ;;
@@ -370,7 +396,7 @@ up() {
 # The last cluster's logs outlive it, so a failed run (a CI one) can still be read after `down`:
 # the components', the simulated programs' and the real Alluxio's, not its data.
 keep_logs() {
-  local kept=$cache/last-logs
+  local kept=$last_logs
   [ -d "$run" ] || return 0
   rm -rf "$kept"
   mkdir -p "$kept"
@@ -396,7 +422,7 @@ down() {
   "$here/nodes.sh" remove "${nodes[@]}"
   keep_logs
   rm -rf "$run"
-  log "down: no cluster process, host container or state left (its logs: $cache/last-logs)"
+  log "down: no cluster process, host container or state left (its logs: $last_logs)"
 }
 
 status() {
@@ -405,7 +431,7 @@ status() {
     if running "$name"; then echo "$name: running (pid $(cat "$run/pids/$name"))"; else echo "$name: stopped"; fi
   done
   for name in "${nodes[@]}"; do
-    echo "host $name: $(podman container inspect -f '{{.State.Status}}' "$name" 2>/dev/null || echo absent)"
+    echo "host $(host_of "$name"): $(podman container inspect -f '{{.State.Status}}' "$(host_of "$name")" 2>/dev/null || echo absent)"
   done
   [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" status
 }
@@ -421,7 +447,7 @@ show() {  # what the demo did: nodes, Helm releases, each host's cache mounts (r
   echo "== Cache mounts on the node hosts (podman containers)"
   for host in "${nodes[@]}"; do
     # fstab carries the configured size (ramfs reports none); findmnt says whether it is mounted.
-    podman exec "$host" sh -c 'grep -E "[[:space:]](ramfs|tmpfs)[[:space:]]" /etc/fstab | while read -r _ target type opts _; do
+    podman exec "$(host_of "$host")" sh -c 'grep -E "[[:space:]](ramfs|tmpfs)[[:space:]]" /etc/fstab | while read -r _ target type opts _; do
         echo "$target $type $opts $(findmnt -n "$target" >/dev/null && echo mounted || echo NOT-mounted)"; done' 2>/dev/null \
       | sed "s/^/$host  /" || echo "$host  (not running)"
   done

@@ -4,16 +4,17 @@
 # context is made by a prepare_<name> function below from this machine's own builds.
 #   images.sh build [NAME...]     build into podman's storage, once per recipe (tag: version-key)
 #   images.sh push REGISTRY       push every image to REGISTRY and write each one's reference,
-#                                 pinned by digest, to $run/images/<name>
+#                                 pinned by digest, to $run/images/<name>; push it too under the
+#                                 upstream references it stands for, as a site's mirror holds them
 #   images.sh list                the images this cluster runs, one reference per line
 # Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
-run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers)
+# shellcheck source=instance.sh  # cache, run
+. "$here/instance.sh"
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator)
 repo=$(cd "$here/../.." && pwd)
 
 log() { printf '[localcluster images] %s\n' "$*" >&2; }
@@ -30,6 +31,7 @@ version_of() {
     # Fluid parses the runtime image's tag as a version: it must start with one.
     alluxio) echo 2.9.3 ;;
     fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
+    mpi-operator) echo "${MPI_OPERATOR_VERSION#v}" ;;
     *) die "no image named $1 (images: ${names[*]})" ;;
   esac
 }
@@ -39,7 +41,7 @@ inputs_of() {
     gpu-device-plugin | csi-registrar) echo "$here/agents" ;;
     alluxio) echo "$repo/tools/alluxio/jars.lock" "$repo/tools/alluxio/bin" "$repo/tools/alluxio/conf" ;;
     # Built from pinned modules (Kubernetes, CoreDNS, Fluid, Helm): a new pin is a new image.
-    pause | coredns | fluid-csi | fluid-controllers) echo "$here/versions.env" ;;
+    pause | coredns | fluid-csi | fluid-controllers | mpi-operator) echo "$here/versions.env" ;;
   esac
 }
 
@@ -60,13 +62,32 @@ prepare_fluid-csi() {  # build.sh node's binary, the scripts from the Fluid modu
   chmod 0755 "$1"/*
 }
 prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
-  cp "$cache/fluid-controllers/dataset-controller" "$cache/fluid-controllers/alluxioruntime-controller" "$1/"
+  cp "$cache/fluid-controllers/dataset-controller" "$cache/fluid-controllers/alluxioruntime-controller" \
+    "$cache/fluid-controllers/fluidapp-controller" "$1/"
   cp "$cache/helm-$HELM_VERSION/helm" "$1/ddc-helm"
   cp -r "$cache/fluid/charts" "$1/charts"
 }
+prepare_mpi-operator() { cp "$cache/mpi-operator/mpi-operator" "$1/"; }  # build.sh mpijob's binary
 prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
   cp -r "$("$repo/tools/alluxio/fetch.sh")" "$1/jars" && rm -f "$1/jars/.complete"
   cp "$repo/tools/alluxio/bin/alluxio" "$repo/tools/alluxio/conf/log4j.properties" "$1/"
+}
+
+# The upstream images each one stands for: those the pinned charts deploy by default (Fluid's
+# values.yaml, mpi-operator's standalone overlay) and, for Alluxio, its own image of the release the
+# jars are. The local registry serves it under these paths too, laid out as a site's mirror is
+# (plugins/module_utils/images.py, mirrored): the bundle's fluidops_image_registry finds there every
+# image it deploys, as tests/nodes checks against playbooks/images.yml.
+upstream_of() {
+  local fluid=v1.0.8-6533239  # Fluid 1.0.8's chart: its images' defaultVersion
+  case $1 in
+    fluid-controllers) echo "fluidcloudnative/dataset-controller:$fluid fluidcloudnative/alluxioruntime-controller:$fluid" \
+      "fluidcloudnative/application-controller:$fluid" ;;
+    fluid-csi) echo "fluidcloudnative/fluid-csi:$fluid" ;;
+    csi-registrar) echo "fluidcloudnative/csi-node-driver-registrar:v2.14.0" ;;
+    alluxio) echo "alluxio/alluxio:2.9.3" ;;
+    mpi-operator) echo "mpioperator/mpi-operator:${MPI_OPERATOR_VERSION#v}" ;;
+  esac
 }
 
 # The tag: the version, then a key of the Containerfile, the files beside it, the inputs and the
@@ -101,7 +122,7 @@ build() {
 }
 
 push() {  # push REGISTRY: each image by its tag, then its reference pinned by the digest pushed
-  local registry=$1 name tag remote digest
+  local registry=$1 name tag remote digest upstream
   mkdir -p "$run/images"
   for name in "${names[@]}"; do
     tag=$(image_tag "$name")
@@ -111,6 +132,9 @@ push() {  # push REGISTRY: each image by its tag, then its reference pinned by t
     digest=$(cat "$run/images/.$name.digest")
     echo "$remote@$digest" > "$run/images/$name"
     rm -f "$run/images/.$name.digest"
+    for upstream in $(upstream_of "$name"); do
+      podman push --quiet --tls-verify=false --format oci "$tag" "$registry/$upstream" || die "could not push $tag to $registry/$upstream"
+    done
   done
 }
 

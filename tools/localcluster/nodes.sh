@@ -2,6 +2,7 @@
 # The node hosts as real Kubernetes nodes, in the manner of kind's node containers: each podman
 # host runs containerd, runc, a kubelet and kube-proxy (node/start.sh), joined to the local API
 # server with a certificate of its own, on a pod network of CNI bridges routed between the hosts.
+# NAME is the node's; its host container is host_of NAME (instance.sh).
 #   nodes.sh configure NAME...   write each node's configuration under $run/nodes/NAME
 #   nodes.sh run NAME IMAGE      start the host container as a node (podman run flags below)
 #   nodes.sh routes NAME...      each host's route to every other host's pods
@@ -10,10 +11,8 @@
 # Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
-run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
-apiserver_port=${FLUIDOPS_APISERVER_PORT:-16443}
-registry_port=${FLUIDOPS_REGISTRY_PORT:-15000}
+# shellcheck source=instance.sh  # cache, run, the ports and host_of
+. "$here/instance.sh"
 # The pod network: 10.244.N.0/24 on gpu-node-N; Services in 10.96.0.0/16, DNS at 10.96.0.10.
 pod_network=10.244.0.0/16 cluster_dns=10.96.0.10
 
@@ -141,11 +140,12 @@ CONTAINERD
 }
 
 run_node() {  # run_node NAME IMAGE MOUNT_FLAGS...: kind's podman flags (provision.go), our init
-  local name=$1 image=$2; shift 2
-  podman volume exists "$name-containerd" || podman volume create --label fluidops.local=host "$name-containerd" >/dev/null
-  podman run -d --name "$name" --hostname "$name" --privileged --label fluidops.local=host \
+  local name=$1 image=$2 host; shift 2
+  host=$(host_of "$name")
+  podman volume exists "$host-containerd" || podman volume create --label fluidops.local=host "$host-containerd" >/dev/null
+  podman run -d --name "$host" --hostname "$name" --privileged --label fluidops.local=host \
     --cgroupns=private --security-opt seccomp=unconfined --tmpfs /run --tmpfs /tmp \
-    --volume "$name-containerd:/var/lib/containerd" \
+    --volume "$host-containerd:/var/lib/containerd" \
     --volume "$run/nodes/$name:/etc/fluidops:ro" --volume "$here/node:/opt/fluidops/node:ro" \
     --volume "$cache/node-bin:/opt/fluidops/bin:ro" "$@" \
     "$image" /usr/bin/tini -- /opt/fluidops/node/start.sh >/dev/null
@@ -156,20 +156,21 @@ routes() {  # every host routes each other host's pod subnet to that host
   for name in "$@"; do
     for other in "$@"; do
       [ "$name" != "$other" ] || continue
-      podman exec "$name" ip route replace "$(pod_cidr "$other")" via "$(ip_of "$other")"
+      podman exec "$(host_of "$name")" ip route replace "$(pod_cidr "$other")" via "$(ip_of "$(host_of "$other")")"
     done
   done
 }
 
 remove() {  # the node's own logs (containerd, kubelet, kube-proxy) go to $run/logs/nodes/NAME first
-  local name
+  local name host
   for name in "$@"; do
-    if podman container exists "$name"; then
+    host=$(host_of "$name")
+    if podman container exists "$host"; then
       mkdir -p "$run/logs/nodes/$name"
-      podman cp "$name:/var/log/fluidops/." "$run/logs/nodes/$name/" 2>/dev/null || true
-      podman rm -f -t 0 "$name" >/dev/null
+      podman cp "$host:/var/log/fluidops/." "$run/logs/nodes/$name/" 2>/dev/null || true
+      podman rm -f -t 0 "$host" >/dev/null
     fi
-    podman volume exists "$name-containerd" && podman volume rm -f "$name-containerd" >/dev/null
+    podman volume exists "$host-containerd" && podman volume rm -f "$host-containerd" >/dev/null
   done
   return 0
 }

@@ -8,8 +8,9 @@
 #   pki.sh client DIR NAME CN [ORGANIZATION]   DIR/NAME.crt and DIR/NAME.key signed by the CA
 # Writes under $run/pki; a certificate already there is kept (up is harmless when repeated).
 set -euo pipefail
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
-run=${FLUIDOPS_CLUSTER_DIR:-$cache/run}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=instance.sh  # cache, run
+. "$here/instance.sh"
 pki=$run/pki
 days=3650
 
