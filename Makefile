@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import render-test schemas integration molecule cluster-test nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -95,12 +95,17 @@ nodes-test: host-image  ## the local cluster with real nodes (FLUIDOPS_NODES=rea
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
 # run side by side, output kept per target. cluster-test starts first: it is the longest, and most
-# of its time is waiting on the controllers' own fixed intervals; lint and unit run beside it.
+# of its time is waiting on the controllers' own fixed intervals. The static checks take one slot,
+# one after another, galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed, which
+# the machine's busiest minutes (both clusters starting) could exceed.
 test: deps  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test nodes-test lint unit render-test integration molecule core-oldest galaxy-import
+	@$(MAKE) --no-print-directory --output-sync=target -j4 cluster-test nodes-test checks render-test integration molecule
 	@echo "make test: all checks passed"
+
+checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
+	@$(MAKE) --no-print-directory -j1 lint unit core-oldest galaxy-import
 
 # A benchmark, not a test: the bundle's runs at 4, 16 and 64 simulated nodes on the local cluster,
 # which it starts if it is down and leaves up. BENCH_ARGS: tools/bench/deploy.py's options (--runs, --sizes).
