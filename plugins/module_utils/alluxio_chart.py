@@ -20,6 +20,7 @@ import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    LIBFUSE_VERSION,
     OSS_KEYS,
     DatasetError,
     build_tier,
@@ -67,7 +68,9 @@ def build_values(params):
     # The chart mounts FUSE for other users' pods: without allow_other training pods cannot read it.
     if "allow_other" not in options:
         options = ["allow_other"] + list(options)
-    check_fuse_options(options, "alluxio_fuse_mount_options" if params.get("fuse_mount_options") else "alluxio_profile's fuse_args")
+    # Alluxio 2.9 loads libfuse 2 unless the properties say 3 (PropertyKey FUSE_JNIFUSE_LIBFUSE_VERSION).
+    check_fuse_options(options, "alluxio_fuse_mount_options" if params.get("fuse_mount_options") else "alluxio_profile's fuse_args",
+                       libfuse=str(properties.get(LIBFUSE_VERSION, "2")))
 
     tiers = typed(params.get("tiers"), list, "alluxio_tiers", default=[])
     _require(tiers, "alluxio_tiers is empty: give at least one tier (medium, path, quota), e.g. MEM on the nodes' ramfs")

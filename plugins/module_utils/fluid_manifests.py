@@ -57,6 +57,10 @@ def typed(value, kind, where, default=None):
 _FUSE_NUMBERS = ("attr_timeout", "entry_timeout", "negative_timeout", "max_read", "max_readahead", "max_write",
                  "max_background", "congestion_threshold")
 _FUSE_OPTION = re.compile(r"^[a-z][a-z0-9_]*(=[^,=\s]+)?$")
+# Options libfuse 3.0 removed (its ChangeLog: a non-empty mount point and big writes are always
+# allowed), which it refuses as unknown: the FUSE process exits and the mount never comes.
+_LIBFUSE2_ONLY = ("nonempty", "big_writes")
+LIBFUSE_VERSION = "alluxio.fuse.jnifuse.libfuse.version"
 
 
 def fuse_mount_options(fuse_args):
@@ -71,9 +75,14 @@ def fuse_mount_options(fuse_args):
     return options
 
 
-def check_fuse_options(options, where):
+def check_fuse_options(options, where, libfuse=None):
     """The rules for FUSE mount options, the same for a Fluid runtime's fuse args and the standalone
-    chart's mount options."""
+    chart's mount options. ``libfuse``: the libfuse version Alluxio's JNI-FUSE loads (its
+    property ``LIBFUSE_VERSION`` or the default where it runs), whose options it must take."""
+    if str(libfuse) == "3":
+        removed = [option for option in options if option.partition("=")[0] in _LIBFUSE2_ONLY]
+        _require(not removed, "%s has %s, which libfuse 3 refuses (%s=3, set or by default): drop it, or set %s: \"2\" "
+                 "in the properties" % (where, ", ".join(removed), LIBFUSE_VERSION, LIBFUSE_VERSION))
     for option in options:
         _require(_FUSE_OPTION.match(option), "%s has %s, which is not a FUSE mount option such as kernel_cache or attr_timeout=7200"
                  % (where, option))
@@ -266,7 +275,10 @@ def _runtime(runtime, where, meta, context, warnings):
             spec["properties"] = {k: str(v) for k, v in properties.items()}
         if runtime.get("secret"):
             spec["secret"] = runtime["secret"]
-    check_fuse_options(fuse_mount_options(fuse_args), where + (".fuse_args" if "fuse_args" in runtime else " (profile's fuse_args)"))
+    # Fluid 1.0.8 loads libfuse 3 unless the properties say 2 (transform_optimization.go); Jindo's
+    # FUSE is its own.
+    check_fuse_options(fuse_mount_options(fuse_args), where + (".fuse_args" if "fuse_args" in runtime else " (profile's fuse_args)"),
+                       libfuse=str(properties.get(LIBFUSE_VERSION, "3")) if kind == "alluxio" else None)
     if fuse_args:
         spec.setdefault("fuse", {})["args"] = list(fuse_args)
     if fuse_env:

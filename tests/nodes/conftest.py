@@ -17,9 +17,11 @@ from playbook import PARTS
 # The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
 KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
                    "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"]
-INSTANCE = 1
+# FLUIDOPS_CLUSTER_INSTANCE picks another (a second make test beside this one's uses 1).
+INSTANCE = int(os.environ.get("FLUIDOPS_CLUSTER_INSTANCE", "1"))
 REAL = dict(os.environ, FLUIDOPS_NODES="real", FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE))
-RUN = os.path.join(PARTS, "run-%d" % INSTANCE)  # its state
+SUFFIX = "-%d" % INSTANCE if INSTANCE else ""  # of its state directory and kept logs, as instance.sh names them
+RUN = os.path.join(PARTS, "run" + SUFFIX)
 
 
 def host(node):

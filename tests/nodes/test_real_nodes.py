@@ -15,7 +15,7 @@ import yaml
 from kubernetes import client
 
 from conftest import NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
-from playbook import run_playbook
+from playbook import REPO, run_playbook
 from runbook_shell import environment, run
 
 KUBE = os.path.join(PARTS, "kube")
@@ -174,15 +174,23 @@ def bundle_settings(kubeconfig, images):
             # Cache states refreshed every 2 s (Fluid's defaults: 90 s, 15 s), so a warm-up shows
             # within the tests' time, as cluster.sh's out-of-cluster controllers do.
             "fluid_values": {"runtime": {"syncRetryDuration": "1s", "alluxio": {
-                "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}], "runtime": alluxio, "fuse": alluxio}}}}
+                "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}], "runtime": alluxio, "fuse": alluxio}}},
+            # The dataset over a directory every node host mounts (alluxio.sh mounts), with the
+            # dl-training profile as the seeds tune ImageNet's, one cache worker, warmed whole.
+            "datasets_list": [{"name": "real", "namespace": "default",
+                               "mounts": [{"mount_point": "local:///standins/real-nodes", "name": "real"}],
+                               "runtime": {"type": "alluxio", "replicas": 1, "profile": "dl-training",
+                                           "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "32Mi", "high": "0.95", "low": "0.7"}]},
+                               "warmup": {"targets": [{"path": "/real"}], "cached_percentage": 100}}],
+            "datasets_nfs_volumes": [], "datasets_oss_secrets": {}, "datasets_wait_timeout": 600, "warmup_timeout": 600}
 
 
 @pytest.fixture(scope="module")
 def fluid(kubeconfig, images):
     """Fluid deployed by the bundle (playbooks/engine.yml: the fluid role, Helm), its images from
     the local registry as from a site's mirror (fluidops_image_registry), its controllers and CSI
-    plugin running; then a dataset over a local directory with an AlluxioRuntime whose pods run the
-    Alluxio image, Bound."""
+    plugin running; then the bundle's dataset (playbooks/datasets.yml) over a local directory, its
+    AlluxioRuntime's pods running the Alluxio image, Bound: {file: md5} of its files."""
     deployed = run_playbook("playbooks/engine.yml", extra_vars=bundle_settings(kubeconfig, images))
     assert deployed.returncode == 0, deployed.output[-4000:]
     files = os.path.join(STATE, "standins", "real-nodes", "train")
@@ -193,20 +201,9 @@ def fluid(kubeconfig, images):
         with open(os.path.join(files, "part-%02d" % index), "wb") as handle:
             handle.write(data)
         sums["part-%02d" % index] = hashlib.md5(data).hexdigest()
-    apply(kubeconfig,
-          {"apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "real", "namespace": "default"},
-           "spec": {"mounts": [{"mountPoint": "local:///standins/real-nodes", "name": "real"}]}},
-          {"apiVersion": "data.fluid.io/v1alpha1", "kind": "AlluxioRuntime", "metadata": {"name": "real", "namespace": "default"},
-           "spec": {"replicas": 1,
-                    "master": {"jvmOptions": ["-Xmx400m", "-XX:ActiveProcessorCount=2"]},
-                    "jobMaster": {"jvmOptions": ["-Xmx300m"]},
-                    "worker": {"jvmOptions": ["-Xmx400m", "-XX:MaxDirectMemorySize=256m"]},
-                    "jobWorker": {"jvmOptions": ["-Xmx300m"]},
-                    "fuse": {"jvmOptions": ["-Xmx400m", "-XX:MaxDirectMemorySize=256m"]},
-                    "tieredstore": {"levels": [{"mediumtype": "MEM", "path": "/dev/shm", "quota": "32Mi",
-                                                "high": "0.95", "low": "0.7"}]}}})
-    wait_until(lambda: kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.phase}").stdout == "Bound",
-               600, every=2, what="the dataset Bound")
+    created = run_playbook("playbooks/datasets.yml", extra_vars=bundle_settings(kubeconfig, images))
+    assert created.returncode == 0, created.output[-4000:]
+    assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.phase}").stdout == "Bound"
     return sums
 
 
@@ -263,18 +260,30 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     assert {"alluxio-master", "alluxio-worker", "alluxio-fuse"} <= roles, roles
 
 
-def test_alluxio_runs_with_the_runtime_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
-    """Read from the running JVMs' command lines, not from the manifests."""
+def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
+    """The dataset's dl-training profile (roles/fluidops/defaults/main/tuning_profiles.yml), read
+    from the running JVMs' command lines, not from the manifests: every property in each process
+    (Fluid's chart passes them as -D options), each component's JVM options, the FUSE options."""
+    with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
+        profile = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]["dl-training"]
+
     def java(pod_name, container):
         return kubectl(kubeconfig, "exec", pod_name, "-c", container, "--", "sh", "-c",
-                       "tr '\\0' ' ' < /proc/$(pgrep -f java | head -1)/cmdline").stdout
-    master = java("real-master-0", "alluxio-master")
-    assert "alluxio.master.AlluxioMaster" in master and "-Xmx400m" in master and "-XX:ActiveProcessorCount=2" in master
-    worker = java("real-worker-0", "alluxio-worker")
-    assert "alluxio.worker.AlluxioWorker" in worker and "-XX:MaxDirectMemorySize=256m" in worker
-    fuse_pod = next(iter(fuse_pods(kubeconfig).values()))
-    fuse = java(fuse_pod["metadata"]["name"], "alluxio-fuse")
-    assert "alluxio.fuse.AlluxioFuse" in fuse and "kernel_cache" in fuse and "/runtime-mnt/alluxio/default/real/alluxio-fuse" in fuse
+                       "tr '\\0' '\\n' < /proc/$(pgrep -f java | head -1)/cmdline").stdout.splitlines()
+    fuse_pod = next(iter(fuse_pods(kubeconfig).values()))["metadata"]["name"]
+    processes = {"master": java("real-master-0", "alluxio-master"), "worker": java("real-worker-0", "alluxio-worker"),
+                 "fuse": java(fuse_pod, "alluxio-fuse")}
+    for component, main_class in (("master", "alluxio.master.AlluxioMaster"), ("worker", "alluxio.worker.AlluxioWorker"),
+                                  ("fuse", "alluxio.fuse.AlluxioFuse")):
+        argv = processes[component]
+        assert main_class in argv, (component, argv)
+        missing = ["-D%s=%s" % item for item in profile["properties"].items() if "-D%s=%s" % item not in argv]
+        assert missing == [], (component, missing)
+        assert [option for option in profile["jvm_options"][component] if option not in argv] == [], (component, argv)
+    fuse_options = next(arg for arg in profile["fuse_args"] if arg.startswith("--fuse-opts=")).split("=", 1)[1].split(",")
+    mounted = " ".join(processes["fuse"])
+    assert [option for option in fuse_options if option not in mounted] == [], processes["fuse"]
+    assert "/runtime-mnt/alluxio/default/real/alluxio-fuse" in processes["fuse"], processes["fuse"]
 
 
 def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
@@ -319,19 +328,36 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
                    what="the pod's md5sum of the dataset")
 
 
-def test_a_dataload_s_loader_pod_fills_the_cache_with_distributed_load(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
-    """Fluid's DataLoad controller runs its chart's loader Job; the loader pod, on a real node, runs
-    alluxio_dataload.sh with the Alluxio image's CLI against the runtime's real master."""
-    apply(kubeconfig, {"apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "real-warmup", "namespace": "default"},
-                       "spec": {"dataset": {"name": "real", "namespace": "default"}, "target": [{"path": "/real"}]}})
-    phase = ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 600)
+def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(  # pylint: disable=redefined-outer-name,unused-argument
+        kubeconfig, fluid, images):
+    """playbooks/warmup.yml makes the dataset's DataLoad; Fluid's DataLoad controller runs its
+    chart's loader Job, whose pod, on a real node, runs alluxio_dataload.sh with the Alluxio image's
+    CLI against the runtime's real master; the warm-up waits until the cache holds 100%."""
+    warmed = run_playbook("playbooks/warmup.yml", extra_vars=bundle_settings(kubeconfig, images))
+    assert warmed.returncode == 0, warmed.output[-4000:]
+    assert ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 5) == "Complete"
     loader = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "role=dataload-pod", "-o", "json").stdout)["items"]
     assert loader and loader[0]["spec"]["nodeName"] in NODES
     log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
-    assert phase == "Complete", log
     assert "distributedLoad" in log or "Successfully loaded" in log, log
-    wait_until(lambda: kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout
-               == "100.0%", 120, every=2, what="the dataset 100% cached")
+    assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
+
+
+def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(kubeconfig, fluid, images, tmp_path):  # pylint: disable=redefined-outer-name
+    """playbooks/status.yml after the warm-up: the dataset Bound, its runtime's master and worker
+    ready, the cache's capacity the one worker's tier, and every byte of the files cached, as the
+    real Alluxio counted them (Fluid reads them from the master)."""
+    report = tmp_path / "status.json"
+    done = run_playbook("playbooks/status.yml", extra_vars=dict(bundle_settings(kubeconfig, images), cache_status_json_path=str(report)))
+    assert done.returncode == 0, done.output[-3000:]
+    [dataset] = [item for item in json.loads(report.read_text(encoding="utf-8"))["datasets"] if item["name"] == "real"]
+    assert dataset["phase"] == "Bound" and dataset["runtime_kind"] == "AlluxioRuntime", dataset
+    assert dataset["cached_percentage"] == 100.0, dataset
+    assert dataset["cache_capacity_bytes"] == 32 * 1024 * 1024, dataset
+    size = sum(os.path.getsize(os.path.join(STATE, "standins", "real-nodes", "train", name)) for name in fluid)
+    # Fluid writes sizes with two decimals (1.75MiB): within that rounding.
+    assert abs(dataset["cached_bytes"] - size) <= 0.01 * size, (dataset["cached_bytes"], size)
+    assert "real" in done.output and "100.0%" in done.output, done.output[-3000:]
 
 
 def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(  # pylint: disable=redefined-outer-name

@@ -5,7 +5,7 @@ import os
 import subprocess
 
 from cluster_script import container_ids, processes_of
-from conftest import INSTANCE, NODES, PARTS, RUN, cluster, host
+from conftest import NODES, PARTS, RUN, SUFFIX, cluster, host
 
 
 def test_down_leaves_no_node_volume_process_or_state(kubeconfig):  # pylint: disable=unused-argument
@@ -22,5 +22,5 @@ def test_down_leaves_no_node_volume_process_or_state(kubeconfig):  # pylint: dis
         assert subprocess.run(["podman", "volume", "exists", host(node) + "-containerd"], check=False).returncode == 1, node
     assert not os.path.exists(RUN)
     assert processes_of(RUN, hosts) == {}
-    kept = os.path.join(PARTS, "last-logs-%d" % INSTANCE, "components", "nodes", "gpu-node-1", "kubelet.log")
+    kept = os.path.join(PARTS, "last-logs" + SUFFIX, "components", "nodes", "gpu-node-1", "kubelet.log")
     assert os.path.getsize(kept) > 0

@@ -73,6 +73,9 @@ def test_unknown_property_warns_and_goes_through():
     ({"root_ufs_options": {"fs.oss.accessKeyId": "id"}}, "alluxio_root_ufs_options holds fs.oss.accessKeyId"),
     ({"oss_secret": ""}, "alluxio_root_ufs=oss://imagenet/data/ is on OSS but alluxio_oss_secret is empty"),
     ({"fuse_mount_options": ["direct_io"]}, "alluxio_fuse_mount_options has direct_io"),
+    # Alluxio loads libfuse 2 unless told 3, which refuses libfuse 2's nonempty.
+    ({"fuse_mount_options": ["kernel_cache", "nonempty"], "properties": {"alluxio.fuse.jnifuse.libfuse.version": "3"}},
+     "alluxio_fuse_mount_options has nonempty, which libfuse 3 refuses"),
     ({"fuse_mount_options": "kernel_cache,ro"}, "alluxio_fuse_mount_options must be a list, got a string (kernel_cache,ro)"),
     ({"fuse_mount_options": ["entry_timeout=forever"]}, "alluxio_fuse_mount_options has entry_timeout=forever: entry_timeout takes a number"),
     ({"tiers": {"medium": "MEM"}}, "alluxio_tiers must be a list, got a mapping"),

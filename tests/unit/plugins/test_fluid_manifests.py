@@ -126,3 +126,24 @@ def test_what_the_api_or_fluid_would_refuse_is_refused_naming_the_variable():
     with pytest.raises(AnsibleFilterError, match=r"datasets_list\[0\] \(1k-imagenet\) would be refused: Dataset default/1k-imagenet: "
                                                  r"metadata.name=1k-imagenet is not a DNS-1035 label"):
         fluid_dataset_manifests([dict(pvc_dataset(), name="1k-imagenet")], CONTEXT)
+
+
+@pytest.mark.parametrize("properties, refused", [
+    ({}, True),  # Fluid 1.0.8 loads libfuse 3 unless told
+    ({"alluxio.fuse.jnifuse.libfuse.version": "3"}, True),
+    ({"alluxio.fuse.jnifuse.libfuse.version": "2"}, False),
+])
+def test_libfuse_2_s_options_are_refused_where_fluid_loads_libfuse_3(properties, refused):
+    item = pvc_dataset(fuse_args=["fuse", "--fuse-opts=kernel_cache,ro,nonempty"], properties=properties)
+    if not refused:
+        assert build_dataset(item, 0, CONTEXT)["manifests"][1]["spec"]["fuse"]["args"][1].endswith(",nonempty")
+        return
+    with pytest.raises(DatasetError) as error:
+        build_dataset(item, 0, CONTEXT)
+    assert "runtime.fuse_args has nonempty, which libfuse 3 refuses (alluxio.fuse.jnifuse.libfuse.version=3" in str(error.value)
+    assert 'set alluxio.fuse.jnifuse.libfuse.version: "2"' in str(error.value)
+
+
+def test_every_built_in_profile_s_fuse_options_suit_the_libfuse_it_loads():
+    for name in CONTEXT["profiles"]:
+        build_dataset(pvc_dataset(profile=name), 0, CONTEXT)
