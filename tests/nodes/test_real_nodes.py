@@ -54,6 +54,11 @@ def ended(kubeconfig, kind, name, phases, seconds):
     return wait_until(phase, seconds, every=1, what="%s %s ending" % (kind, name))
 
 
+def pods(kubeconfig, *selection):
+    """The pods kubectl get pods SELECTION lists, as objects."""
+    return json.loads(kubectl(kubeconfig, "get", "pods", *selection, "-o", "json").stdout)["items"]
+
+
 def registry_of(images):
     """The local registry's address, where the images built here are pushed."""
     return next(iter(images.values())).split("/", 1)[0]
@@ -118,11 +123,11 @@ def test_pods_on_two_nodes_reach_each_other_and_the_api_server_by_name(kubeconfi
 
 
 def test_every_pod_runs_an_image_of_the_local_registry_pinned_by_digest(kubeconfig, images):
-    pods = json.loads(kubectl(kubeconfig, "get", "pods", "--all-namespaces", "-o", "json").stdout)["items"]
+    running = pods(kubeconfig, "--all-namespaces")
     digests = {ref.split("@", 1)[1] for ref in images.values()}
     registry = registry_of(images)
-    assert pods
-    for item in pods:
+    assert running
+    for item in running:
         for container in item["spec"]["containers"]:
             assert container["image"].startswith(registry + "/fluidops/") and "@sha256:" in container["image"], container["image"]
         for status in item["status"].get("containerStatuses", []):
@@ -137,7 +142,7 @@ def shell(kubeconfig, tmp_path_factory):
 
 def fuse_pods(kubeconfig):
     """{node: FUSE pod} of the dataset."""
-    items = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "release=real,role=alluxio-fuse", "-o", "json").stdout)["items"]
+    items = pods(kubeconfig, "-l", "release=real,role=alluxio-fuse")
     return {item["spec"].get("nodeName"): item for item in items}
 
 
@@ -216,8 +221,7 @@ def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeco
                                          ("mpi-operator", "mpi-operator", "mpi-operator")):
         ready = kubectl(kubeconfig, "get", "deployment", deployment, "-n", namespace, "-o", "jsonpath={.status.readyReplicas}").stdout
         assert ready == "1", (deployment, ready)
-        pods = json.loads(kubectl(kubeconfig, "get", "pods", "-n", namespace, "-o", "json").stdout)["items"]
-        ran = {status["imageID"].rsplit("@", 1)[1] for item in pods if item["metadata"]["name"].startswith(deployment + "-")
+        ran = {status["imageID"].rsplit("@", 1)[1] for item in pods(kubeconfig, "-n", namespace) if item["metadata"]["name"].startswith(deployment + "-")
                for status in item["status"].get("containerStatuses", [])}
         assert ran == {images[image].split("@", 1)[1]}, (deployment, ran)
     status = cluster("status").stdout
@@ -248,10 +252,8 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     mirror = set(listed.read_text(encoding="utf-8").split())
     assert mirror and all(image.startswith(registry_of(images) + "/") for image in mirror), mirror
     built = {ref.split("@", 1)[1] for ref in images.values()}
-    pods = (json.loads(kubectl(kubeconfig, "get", "pods", "-n", "fluid-system", "-o", "json").stdout)["items"]
-            + json.loads(kubectl(kubeconfig, "get", "pods", "-l", "release=real", "-o", "json").stdout)["items"])
     roles = set()
-    for item in pods:
+    for item in pods(kubeconfig, "-n", "fluid-system") + pods(kubeconfig, "-l", "release=real"):
         for container in item["spec"]["containers"] + item["spec"].get("initContainers", []):
             assert container["image"] in mirror, (item["metadata"]["name"], container["image"])
         for status in item["status"].get("containerStatuses", []):
@@ -336,7 +338,7 @@ def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distrib
     warmed = run_playbook("playbooks/warmup.yml", extra_vars=bundle_settings(kubeconfig, images))
     assert warmed.returncode == 0, warmed.output[-4000:]
     assert ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 5) == "Complete"
-    loader = json.loads(kubectl(kubeconfig, "get", "pods", "-l", "role=dataload-pod", "-o", "json").stdout)["items"]
+    loader = pods(kubeconfig, "-l", "role=dataload-pod")
     assert loader and loader[0]["spec"]["nodeName"] in NODES
     log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
     assert "distributedLoad" in log or "Successfully loaded" in log, log
