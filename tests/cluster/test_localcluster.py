@@ -5,6 +5,7 @@ execs into the master pods; simulated programs in the pods (the master's mount.s
 stand-in of the under-store, DataLoad's script run with the real CLI, training)."""
 
 import os
+import signal
 import subprocess
 
 import pytest
@@ -36,6 +37,29 @@ def test_second_cluster_up_is_harmless(kubeconfig, api):
     before = client.CoreV1Api(api).read_node("gpu-node-1").metadata.uid
     cluster("up")
     assert client.CoreV1Api(api).read_node("gpu-node-1").metadata.uid == before
+
+
+def test_a_controller_that_exits_is_started_again_as_its_deployment_s_pod_would_be(kubeconfig):
+    # mpi-operator exits when its apiserver is too slow to renew its leader lease (a busy machine).
+    with open(os.path.join(CACHE, "run", "pids", "mpi-operator"), encoding="ascii") as handle:
+        keeper = int(handle.read())
+    log = os.path.join(CACHE, "run", "logs", "mpi-operator.log")
+
+    def operator():
+        with open("/proc/%d/task/%d/children" % (keeper, keeper), encoding="ascii") as handle:
+            return [int(pid) for pid in handle.read().split()]
+
+    def leading():
+        with open(log, encoding="utf-8") as handle:
+            return handle.read().count("successfully acquired lease")
+
+    (first,) = wait_until(operator, seconds=60)
+    before = leading()
+    os.kill(first, signal.SIGKILL)
+    # Started again; it leads once the lease of the one killed runs out (15 s).
+    wait_until(lambda: leading() > before, seconds=300)
+    (second,) = operator()
+    assert second != first
 
 
 def test_node_hosts_run_under_the_node_names(kubeconfig):

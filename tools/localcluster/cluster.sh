@@ -49,6 +49,15 @@ start() {  # start NAME COMMAND...: in its own session, logging to logs/NAME.log
   echo $! > "$run/pids/$name"
 }
 
+# A controller out of cluster, kept as its Deployment keeps its pod: started again whenever it
+# exits. mpi-operator exits when it cannot renew its leader lease within its fixed 10 s, which a
+# busy machine's apiserver can take.
+start_restarting() {  # start_restarting NAME COMMAND...
+  local name=$1; shift
+  # shellcheck disable=SC2016  # expanded by the loop's own shell
+  start "$name" bash -c 'while :; do "$@" || echo "[localcluster] $0 exited ($?): started again in 2 s"; sleep 2; done' "$name" "$@"
+}
+
 # The SECONDS are caps, not waits, and generous: make test starts the cluster beside other
 # targets on two cores, where a JVM or the apiserver can take minutes to come up.
 wait_for() {  # wait_for WHAT SECONDS COMMAND...: progress every 5 s, the log tail on timeout
@@ -210,7 +219,7 @@ start_controllers() {
   start_fluid_controllers
   # mpi-operator holds a lease in its lock namespace before it starts.
   kubectl create namespace mpi-operator --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-  start mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
+  start_restarting mpi-operator "$cache/mpi-operator/mpi-operator" -kubeConfig "$kubeconfig" -lock-namespace mpi-operator \
     -kube-api-qps 50 -kube-api-burst 100
   local name
   for name in fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator; do
@@ -259,9 +268,9 @@ start_fluid_controllers() {
     HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system FLUID_WORKDIR="$home/tmp" MOUNT_ROOT=/runtime-mnt
     CRITICAL_FUSE_POD=true ALLUXIO_MOUNT_CONFIG_STORAGE=configmap
     FLUID_RUNTIME_RECONCILE_DURATION=2 FLUID_SYNC_RETRY_DURATION=1s)
-  start fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
+  start_restarting fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
     --development=false --metrics-addr "$fluid_dataset_metrics"
-  start fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \
+  start_restarting fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \
     --development=false --metrics-addr "$fluid_alluxio_metrics" --runtime-node-port-range 20000-26000
 }
 
