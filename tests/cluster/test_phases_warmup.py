@@ -6,6 +6,7 @@ alluxio_dataload.sh) runs the real `alluxio fs distributedLoad` from this machin
 import json
 import re
 
+import pytest
 import yaml
 from kubernetes import client
 
@@ -57,7 +58,17 @@ def test_site_trains_to_a_succeeded_mpijob_and_reads_its_simulated_log(api, site
     assert 19500 < float(line.group(1)) < 22000 and 20000 < float(line.group(2)) < 22500
 
 
-def test_status_prints_the_table_and_writes_json_and_text(api, tmp_path):
+@pytest.fixture
+def no_runtime(api):
+    """A dataset no runtime serves, which never binds."""
+    client.CustomObjectsApi(api).create_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "no-runtime"},
+        "spec": {"mounts": [{"mountPoint": "oss://imagenet/data/", "name": "no-runtime"}]}})
+    yield "no-runtime"
+    client.CustomObjectsApi(api).delete_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", "no-runtime")
+
+
+def test_status_prints_the_table_and_writes_json_and_text(api, no_runtime, tmp_path):
     report, text = tmp_path / "status.json", tmp_path / "status.txt"
     returncode, output = run_playbook("playbooks/status.yml", extra_vars={
         "cache_status_json_path": str(report), "cache_status_table_path": str(text)})
@@ -72,8 +83,8 @@ def test_status_prints_the_table_and_writes_json_and_text(api, tmp_path):
     datasets = {d["name"]: d for d in json.loads(report.read_text())["datasets"]}
     imagenet = datasets["imagenet"]
     assert (imagenet["phase"], imagenet["cached_percentage"], imagenet["runtime"]["worker"]["ready"]) == ("Bound", 100.0, 4)
-    # test_localcluster.py left a dataset without runtime: the gate names it.
-    assert datasets["no-runtime"]["phase"] == "NotBound"
+    # The gate names the dataset that is not Bound.
+    assert datasets[no_runtime]["phase"] == "NotBound"
     returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_require_bound": True})
     assert returncode != 0 and "Not Bound: no-runtime" in output
 

@@ -110,8 +110,8 @@ def app_pod(api, name):
 
 @pytest.fixture(scope="module", autouse=True)
 def only_the_deployment(api):
-    """The objects the earlier tests made for themselves (test_localcluster.py's datasets and
-    volumes, which are not the bundle's), deleted first: the runbooks' checks look at all."""
+    """The objects the earlier tests made for themselves (datasets and volumes that are not the
+    bundle's), deleted first: the runbooks' checks look at all."""
     custom, core = client.CustomObjectsApi(api), client.CoreV1Api(api)
     for plural in ("dataloads", "datasets", "alluxioruntimes", "jindoruntimes"):
         for item in custom.list_namespaced_custom_object(*FLUID, "default", plural)["items"]:

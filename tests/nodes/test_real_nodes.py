@@ -239,6 +239,10 @@ def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, 
     # Fluid's controllers learnt the dataset's size from the real master's `alluxio fs count` (exec).
     ufs_total = kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.ufsTotal}").stdout
     assert ufs_total and ufs_total != "0.00B", ufs_total
+    # The claim the pod mounted is the one the runtime controller made once the dataset was Ready.
+    ready = kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.conditions[?(@.type=='Ready')].reason}").stdout
+    assert ready == "DatasetReady", ready
+    assert kubectl(kubeconfig, "get", "pvc", "real", "-o", "jsonpath={.spec.volumeName}").stdout == "default-real"
 
 
 def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=redefined-outer-name,unused-argument
@@ -338,8 +342,11 @@ def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distrib
     warmed = run_playbook("playbooks/warmup.yml", extra_vars=bundle_settings(kubeconfig, images))
     assert warmed.returncode == 0, warmed.output[-4000:]
     assert ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 5) == "Complete"
+    conditions = json.loads(kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.conditions}").stdout)
+    assert [(condition["type"], condition["status"]) for condition in conditions] == [("Complete", "True")], conditions
     loader = pods(kubeconfig, "-l", "role=dataload-pod")
-    assert loader and loader[0]["spec"]["nodeName"] in NODES
+    assert loader and loader[0]["spec"]["nodeName"] in NODES and loader[0]["status"]["phase"] == "Succeeded", loader
+    assert kubectl(kubeconfig, "get", "job", "real-warmup-loader-job", "-o", "jsonpath={.status.succeeded}").stdout == "1"
     log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
     assert "distributedLoad" in log or "Successfully loaded" in log, log
     assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
@@ -354,6 +361,8 @@ def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(kubeconfig, flui
     assert done.returncode == 0, done.output[-3000:]
     [dataset] = [item for item in json.loads(report.read_text(encoding="utf-8"))["datasets"] if item["name"] == "real"]
     assert dataset["phase"] == "Bound" and dataset["runtime_kind"] == "AlluxioRuntime", dataset
+    runtime = dataset["runtime"]
+    assert (runtime["master"]["phase"], runtime["worker"]["phase"], runtime["worker"]["ready"]) == ("Ready", "Ready", 1), runtime
     assert dataset["cached_percentage"] == 100.0, dataset
     assert dataset["cache_capacity_bytes"] == 32 * 1024 * 1024, dataset
     size = sum(os.path.getsize(os.path.join(STATE, "standins", "real-nodes", "train", name)) for name in fluid)
