@@ -104,22 +104,19 @@ def test_apiserver_rejects_a_dataset_that_breaks_the_crd_schema(api):
     assert "spec.mounts" in error.value.body and "array" in error.value.body
 
 
-MPIJOBS = ("kubeflow.org", "v2beta1")
+def create_mpijob(api, body):
+    return client.CustomObjectsApi(api).create_namespaced_custom_object("kubeflow.org", "v2beta1", "default", "mpijobs", body)
 
 
-def create(api, plural, body, group=MPIJOBS):
-    return client.CustomObjectsApi(api).create_namespaced_custom_object(group[0], group[1], "default", plural, body)
-
-
-def get(api, plural, name, group=MPIJOBS):
-    return client.CustomObjectsApi(api).get_namespaced_custom_object(group[0], group[1], "default", plural, name)
+def get_mpijob(api, name):
+    return client.CustomObjectsApi(api).get_namespaced_custom_object("kubeflow.org", "v2beta1", "default", "mpijobs", name)
 
 
 def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_logs(api):
     command = ["mpirun", "--allow-run-as-root", "--tag-output", "-np", "32", "python", "tf_cnn_benchmarks.py"]
     template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark", "command": command}]}}
     worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
-    create(api, "mpijobs", {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
+    create_mpijob(api, {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
                             "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
                                 "Launcher": {"replicas": 1, "template": template},
                                 "Worker": {"replicas": 4, "template": worker}}}})
@@ -129,11 +126,11 @@ def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_lo
         return core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
 
     def succeeded():
-        conditions = (get(api, "mpijobs", "resnet50").get("status") or {}).get("conditions", [])
+        conditions = (get_mpijob(api, "resnet50").get("status") or {}).get("conditions", [])
         return {c["type"]: c["status"] for c in conditions}.get("Succeeded") == "True"
 
     wait_until(succeeded, seconds=120)
-    conditions = get(api, "mpijobs", "resnet50")["status"]["conditions"]
+    conditions = get_mpijob(api, "resnet50")["status"]["conditions"]
     assert [c["reason"] for c in conditions if c["type"] in ("Created", "Succeeded")] == ["MPIJobCreated", "MPIJobSucceeded"]
     # The launcher is a pod of the Job mpi-operator made; cleanPodPolicy Running takes the workers.
     assert client.BatchV1Api(api).read_namespaced_job("resnet50-launcher", "default").status.succeeded == 1

@@ -50,8 +50,8 @@ start() {  # start NAME COMMAND...: in its own session, logging to logs/NAME.log
 }
 
 # A controller out of cluster, kept as its Deployment keeps its pod: started again whenever it
-# exits. mpi-operator exits when it cannot renew its leader lease within its fixed 10 s, which a
-# busy machine's apiserver can take.
+# exits. mpi-operator exits when it cannot renew its leader lease within 5 s (fixed in v0.7.0's
+# cmd/mpi-operator/app/server.go), which a busy machine's apiserver can exceed.
 start_restarting() {  # start_restarting NAME COMMAND...
   local name=$1; shift
   # shellcheck disable=SC2016  # expanded by the loop's own shell
