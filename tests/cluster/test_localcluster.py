@@ -117,9 +117,9 @@ def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_lo
     template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark", "command": command}]}}
     worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
     create_mpijob(api, {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
-                            "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
-                                "Launcher": {"replicas": 1, "template": template},
-                                "Worker": {"replicas": 4, "template": worker}}}})
+                        "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
+                            "Launcher": {"replicas": 1, "template": template},
+                            "Worker": {"replicas": 4, "template": worker}}}})
     core = client.CoreV1Api(api)
 
     def pods():
