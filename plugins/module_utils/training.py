@@ -60,6 +60,10 @@ def check(params, gpu_nodes):
         + namespace_problems([("training_namespace", params.get("namespace"))]))
     _require(not problems, "; ".join(problems))
     typed(params.get("env"), dict, "training_env")
+    command = params.get("worker_command")
+    _require(isinstance(command, list) and command and all(isinstance(word, str) and word for word in command),
+             "training_worker_command=%s must be a command as a list of words (mpi-operator's examples: "
+             "[/usr/sbin/sshd, -De])" % (command,))
     typed(params.get("tolerations"), list, "training_tolerations")
 
 
@@ -70,7 +74,9 @@ def _env(params):
 
 
 def mpijob_manifest(params):
-    """The MPIJob: a launcher running the command, ``workers`` workers with their GPUs and the
+    """The MPIJob: a launcher running the command, ``workers`` workers serving SSH (the worker
+    command: mpi-operator v2beta1's launcher runs mpirun, which starts the ranks over SSH with the
+    key it mounts at /root/.ssh, as its examples/v2beta1 do) with their GPUs and the
     data claim (on the workers only, so a finished launcher holds no volume), both on the GPU
     nodes (node selector) and tolerating their taints. The claim is mounted HostToContainer, as
     Fluid's webhook mounts it for FUSE recovery: a FUSE mount the CSI plugin binds again after a
@@ -85,7 +91,7 @@ def mpijob_manifest(params):
     if params.get("tolerations"):
         placement["tolerations"] = [dict({"operator": "Equal" if t.get("value") is not None else "Exists"}, **t)
                                     for t in params["tolerations"]]
-    worker = dict(container, name="worker",
+    worker = dict(container, name="worker", command=list(params["worker_command"]),
                   resources={"limits": {"nvidia.com/gpu": str(params["gpus_per_worker"])}},
                   volumeMounts=[{"name": "data", "mountPath": params["mount_path"], "mountPropagation": "HostToContainer"}])
     return {
@@ -95,6 +101,8 @@ def mpijob_manifest(params):
         "spec": {
             "slotsPerWorker": params["gpus_per_worker"],
             "runPolicy": {"cleanPodPolicy": "Running"},
+            # mpirun reaches every worker once: its sshd must be up before the launcher starts.
+            "launcherCreationPolicy": "WaitForWorkersReady",
             "mpiImplementation": "OpenMPI",
             "mpiReplicaSpecs": {
                 "Launcher": {"replicas": 1, "template": {"metadata": {"labels": labels},

@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -396,6 +397,39 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
         run(stuck, "fuse-app-pod")
         wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "waiting").stdout) == fluid, 120, every=1,
                    what="the pod's md5sum of the dataset")
+
+
+def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(  # pylint: disable=redefined-outer-name
+        kubeconfig, fluid, images):
+    """playbooks/train.yml with the training image built here: mpi-operator starts the launcher once
+    the workers' sshd runs; its mpirun starts one rank per (SIMULATED) GPU on the workers over SSH,
+    two workers of two; each rank reads the dataset's files through the claim, and the job's rate,
+    read by the module from the real log, stays within the simulated GPUs' (4 x 200 images/sec)."""
+    settings = dict(bundle_settings(kubeconfig, images), training_name="real-train", training_namespace="default",
+                    training_data_claim="real", training_workers=2, training_gpus_per_worker=2, training_log_step=10,
+                    training_progress_interval=5, training_timeout=900,
+                    training_env={"num_batch": "30", "display_every": "10", "batch_size": "8", "image_bytes": "8192",
+                                  "gpu_images_per_sec": "200", "datasets_num_private_threads": "2"})
+    try:
+        trained = run_playbook("playbooks/train.yml", extra_vars=settings)
+        assert trained.returncode == 0, trained.output[-4000:]
+        [result] = trained.results(task="Run the training as an MPIJob and read its throughput")
+        outcome = result["res"]
+        assert outcome["state"] == "Succeeded", outcome
+        throughput = outcome["throughput"]
+        assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, True, True), throughput
+        assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
+        assert 0 < throughput["total_images_per_sec"] <= 4 * 200, throughput
+        [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=real-train,training.kubeflow.org/job-role=launcher")
+        log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout
+        hosts = sorted(re.findall(r"<stdout>:Rank: +\d of 4 on (\S+)", log))
+        assert hosts == ["real-train-worker-0"] * 2 + ["real-train-worker-1"] * 2, log[-3000:]
+        reads = re.findall(r"<stdout>:Input: .*", log)
+        assert len(reads) == 4 and all("read from %d files" % len(fluid) in line for line in reads), reads
+    finally:
+        kubectl(kubeconfig, "delete", "mpijob", "real-train", "--ignore-not-found", "--wait=true", check=False)
+        wait_until(lambda: not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=real-train"), 300, every=2,
+                   what="the training's pods gone")
 
 
 def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.env"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator)
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training)
 repo=$(cd "$here/../.." && pwd)
 
 log() { printf '[localcluster images] %s\n' "$*" >&2; }
@@ -27,7 +27,7 @@ version_of() {
   case $1 in
     pause) echo "$PAUSE_VERSION" ;;
     coredns) echo "${COREDNS_VERSION#v}" ;;
-    gpu-device-plugin | csi-registrar) echo 0.1.0 ;;
+    gpu-device-plugin | csi-registrar | training) echo 0.1.0 ;;
     # Fluid parses the runtime image's tag as a version: it must start with one.
     alluxio) echo 2.9.3 ;;
     fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
@@ -67,6 +67,7 @@ prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
   cp "$cache/helm-$HELM_VERSION/helm" "$1/ddc-helm"
   cp -r "$cache/fluid/charts" "$1/charts"
 }
+prepare_training() { :; }  # its files are all beside its Containerfile
 prepare_mpi-operator() { cp "$cache/mpi-operator/mpi-operator" "$1/"; }  # build.sh mpijob's binary
 prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
   cp -r "$("$repo/tools/alluxio/fetch.sh")" "$1/jars" && rm -f "$1/jars/.complete"
@@ -74,8 +75,8 @@ prepare_alluxio() {  # the jars from Maven Central, the project's alluxio comman
 }
 
 # The upstream images each one stands for: those the pinned charts deploy by default (Fluid's
-# values.yaml, mpi-operator's standalone overlay) and, for Alluxio, its own image of the release the
-# jars are. The local registry serves it under these paths too, laid out as a site's mirror is
+# values.yaml, mpi-operator's standalone overlay), for Alluxio its own image of the release the
+# jars are, and for the training the seeds' job image. The local registry serves it under these paths too, laid out as a site's mirror is
 # (plugins/module_utils/images.py, mirrored): the bundle's fluidops_image_registry finds there every
 # image it deploys, as tests/nodes checks against playbooks/images.yml.
 upstream_of() {
@@ -87,6 +88,7 @@ upstream_of() {
     csi-registrar) echo "fluidcloudnative/csi-node-driver-registrar:v2.14.0" ;;
     alluxio) echo "alluxio/alluxio:2.9.3" ;;
     mpi-operator) echo "mpioperator/mpi-operator:${MPI_OPERATOR_VERSION#v}" ;;
+    training) echo "tensorflow-samples/horovod-benchmark-dawnbench-v2:0.18.1-tf1.14.0-torch1.2.0-mxnet1.5.0-py3.6" ;;
   esac
 }
 

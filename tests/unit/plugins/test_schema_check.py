@@ -148,7 +148,8 @@ def test_the_bundles_own_objects_pass():
     objects += oss_secret_manifests({"imagenet-oss": {"access_key_id": "id", "access_key_secret": "secret"}}, "default")
     objects.append(mpijob_manifest({"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namespace": "default", "workers": 4,
                                     "gpus_per_worker": 8, "image": "horovod-benchmark", "working_dir": "/horovod-demo/tensorflow-demo/",
-                                    "command": "./launch-example.sh 4 8", "env": {"num_batch": "1000"}, "mount_path": "/data", "data_dir": "/data/imagenet",
+                                    "command": "./launch-example.sh 4 8", "worker_command": ["/usr/sbin/sshd", "-De"],
+                                    "env": {"num_batch": "1000"}, "mount_path": "/data", "data_dir": "/data/imagenet",
                                     "claim": "imagenet", "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"},
                                     "tolerations": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}))
     assert sorted(obj["kind"] for obj in objects) == ["AlluxioRuntime", "Dataset", "Dataset", "JindoRuntime", "MPIJob",

@@ -93,7 +93,7 @@ def test_a_step_between_printed_steps_reads_the_one_before():
 
 PARAMS = {"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namespace": "default", "workers": 4, "gpus_per_worker": 8,
           "image": "horovod-benchmark:0.18.1", "working_dir": "/horovod-demo/tensorflow-demo/", "command": "./launch-example.sh 4 8",
-          "env": {"num_batch": "1000", "datasets_num_private_threads": "8"}, "mount_path": "/data", "data_dir": "",
+          "worker_command": ["/usr/sbin/sshd", "-De"], "env": {"num_batch": "1000", "datasets_num_private_threads": "8"}, "mount_path": "/data", "data_dir": "",
           "datasets": [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/imagenet/", "name": "imagenet"}]},
                        {"name": "fluid-imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet", "name": "nfs-imagenet"}],
                         "data_subdir": "imagenet"}],
@@ -121,6 +121,9 @@ def test_the_mpijob_puts_the_claim_and_gpus_on_the_workers_only():
     assert worker["replicas"] == 4
     assert worker["template"]["spec"]["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]
     container = worker["template"]["spec"]["containers"][0]
+    # The workers serve SSH, and the launcher starts once they all do: its mpirun reaches each once.
+    assert container["command"] == ["/usr/sbin/sshd", "-De"]
+    assert job["spec"]["launcherCreationPolicy"] == "WaitForWorkersReady"
     assert container["resources"] == {"limits": {"nvidia.com/gpu": "8"}}
     assert container["volumeMounts"] == [{"name": "data", "mountPath": "/data", "mountPropagation": "HostToContainer"}]
     assert {e["name"]: e["value"] for e in container["env"]} == {"DATA_DIR": "/data/imagenet", "num_batch": "1000",
@@ -145,6 +148,8 @@ def test_arena_arguments_are_the_seeds_command():
     ({"image": "registry:5000/horovod"}, "training_image=registry:5000/horovod does not pin the image"),
     ({"namespace": "Team_A"}, "training_namespace=Team_A is not a namespace name"),
     ({"env": "num_batch=1000"}, "training_env must be a mapping, got a string (num_batch=1000)"),
+    ({"worker_command": "/usr/sbin/sshd -De"}, "training_worker_command=/usr/sbin/sshd -De must be a command as a list of words"),
+    ({"worker_command": []}, "training_worker_command=[] must be a command as a list of words"),
     ({"claim": "coco"}, "training_data_claim=coco is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
                         "(known: imagenet, fluid-imagenet, nfs-imagenet)"),
 ])
