@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test clusters test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -95,18 +95,20 @@ nodes-test: host-image  ## the local cluster with real nodes (FLUIDOPS_NODES=rea
 	$(run) python -m pytest -q --durations=8 tests/nodes
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
-# run side by side, output kept per target. The two clusters' suites take one slot, one after the
-# other: each cluster runs Alluxio's JVMs, and two at once on two cores saved no time while their
-# probes and leases, which have fixed deadlines, ran out. The static checks take another, one
-# after another, galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed.
+# run side by side, output kept per target. The static checks take one slot, one after another,
+# galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed. The real nodes' suite starts
+# once the others beside the cluster suite have ended, so that two clusters run at once only with
+# nothing else: each runs Alluxio's JVMs, whose probes and leases have fixed deadlines, and at
+# the start, beside every other suite as well, they ran out.
 test: deps  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j4 clusters checks render-test integration molecule
+	@$(MAKE) --no-print-directory --output-sync=target -j2 cluster-test beside-cluster-test
 	@echo "make test: all checks passed"
 
-clusters: host-image  ## cluster-test, then nodes-test
-	@$(MAKE) --no-print-directory -j1 cluster-test nodes-test
+beside-cluster-test: deps  ## checks, render-test, integration and molecule side by side, then nodes-test
+	@$(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
+	@$(MAKE) --no-print-directory nodes-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
 	@$(MAKE) --no-print-directory -j1 lint unit core-oldest galaxy-import
