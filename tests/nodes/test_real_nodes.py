@@ -15,7 +15,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
+from conftest import INSTANCE, NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
 from playbook import REPO, run_playbook
 from runbook_shell import environment, run
 
@@ -188,17 +188,25 @@ def bundle_settings(kubeconfig, images):
                                "runtime": {"type": "alluxio", "replicas": 1, "profile": "dl-training",
                                            "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "32Mi", "high": "0.95", "low": "0.7"}]},
                                "warmup": {"targets": [{"path": "/real"}], "cached_percentage": 100}}],
-            "datasets_nfs_volumes": [], "datasets_oss_secrets": {}, "datasets_wait_timeout": 600, "warmup_timeout": 600}
+            "datasets_nfs_volumes": [], "datasets_oss_secrets": {}, "datasets_wait_timeout": 600, "warmup_timeout": 600,
+            # The training image built here, 2 workers of 2 GPUs each reading at most 200 images/sec
+            # of 8 KiB (the simulated GPU's rate), 30 steps.
+            "training_workers": 2, "training_gpus_per_worker": 2, "training_log_step": 10, "training_progress_interval": 5,
+            "training_timeout": 900, "training_env": {"num_batch": "30", "display_every": "10", "batch_size": "8", "image_bytes": "8192",
+                                                      "gpu_images_per_sec": "200", "datasets_num_private_threads": "2"}}
+
+
+TRAINING = "horovod-resnet50-v2-2x2-fluid"  # the training role's name for 2 workers of 2 GPUs
 
 
 @pytest.fixture(scope="module")
-def fluid(kubeconfig, images):
-    """Fluid deployed by the bundle (playbooks/engine.yml: the fluid role, Helm), its images from
-    the local registry as from a site's mirror (fluidops_image_registry), its controllers and CSI
-    plugin running; then the bundle's dataset (playbooks/datasets.yml) over a local directory, its
-    AlluxioRuntime's pods running the Alluxio image, Bound: {file: md5} of its files."""
-    deployed = run_playbook("playbooks/engine.yml", extra_vars=bundle_settings(kubeconfig, images))
-    assert deployed.returncode == 0, deployed.output[-4000:]
+def site(kubeconfig, images):
+    """site.yml whole on the real nodes, as a site runs it, with the local inventory pointed at
+    this cluster (FLUIDOPS_CLUSTER_INSTANCE): the node hosts prepared, the nodes labelled, Fluid
+    through Helm with its images from the local registry as from a site's mirror
+    (fluidops_image_registry), its controllers and CSI plugin running; the bundle's dataset over a
+    local directory Bound with its AlluxioRuntime's pods running the Alluxio image, warmed whole
+    by a DataLoad, and the training on it. The finished run, and {file: md5} of the dataset."""
     files = os.path.join(STATE, "standins", "real-nodes", "train")
     os.makedirs(files, exist_ok=True)
     sums = {}
@@ -207,10 +215,17 @@ def fluid(kubeconfig, images):
         with open(os.path.join(files, "part-%02d" % index), "wb") as handle:
             handle.write(data)
         sums["part-%02d" % index] = hashlib.md5(data).hexdigest()
-    created = run_playbook("playbooks/datasets.yml", extra_vars=bundle_settings(kubeconfig, images))
-    assert created.returncode == 0, created.output[-4000:]
+    done = run_playbook("site.yml", extra_vars=bundle_settings(kubeconfig, images),
+                        env=dict(os.environ, FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE)))
+    assert done.returncode == 0, done.output[-4000:]
     assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.phase}").stdout == "Bound"
-    return sums
+    return {"run": done, "sums": sums}
+
+
+@pytest.fixture(scope="module")
+def fluid(site):  # pylint: disable=redefined-outer-name
+    """{file: md5} of the files of the dataset site.yml made."""
+    return site["sums"]
 
 
 def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
@@ -233,8 +248,22 @@ def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeco
         assert drivers.split() == ["fuse.csi.fluid.io"], (node, drivers)
 
 
+def test_site_yml_prepared_every_real_node_s_host(site):  # pylint: disable=redefined-outer-name
+    """site.yml's node phase reached this cluster's node hosts (the local inventory's containers
+    for FLUIDOPS_CLUSTER_INSTANCE), where the kubelets run: each got the inventory's ramfs cache
+    mount and tier directories."""
+    changed = site["run"].changed_per_host()
+    for node in NODES:
+        assert changed.get(node, 0) > 0, changed
+        mounted = subprocess.run(["podman", "exec", host(node), "findmnt", "-n", "-o", "FSTYPE", "/ram/alluxio"], capture_output=True,
+                                 text=True, check=False).stdout.strip()
+        assert mounted == "ramfs", (node, mounted)
+        assert subprocess.run(["podman", "exec", host(node), "test", "-d", "/var/lib/docker/alluxio"], check=False).returncode == 0, node
+
+
 def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
-    apply(kubeconfig, pod("reader", images["alluxio"], "cd /data/real/train && md5sum part-*", volumes=[("data", "real")]))
+    # On the FUSE crash test's node: the ContainerCreating test needs one where no pod mounted the claim.
+    apply(kubeconfig, pod("reader", images["alluxio"], "cd /data/real/train && md5sum part-*", node="gpu-node-3", volumes=[("data", "real")]))
     read = read_sums(finished(kubeconfig, "reader", 600))
     assert read == fluid
     # Fluid's controllers learnt the dataset's size from the real master's `alluxio fs count` (exec).
@@ -335,13 +364,13 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
                    what="the pod's md5sum of the dataset")
 
 
-def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(  # pylint: disable=redefined-outer-name,unused-argument
-        kubeconfig, fluid, images):
-    """playbooks/warmup.yml makes the dataset's DataLoad; Fluid's DataLoad controller runs its
-    chart's loader Job, whose pod, on a real node, runs alluxio_dataload.sh with the Alluxio image's
-    CLI against the runtime's real master; the warm-up waits until the cache holds 100%."""
-    warmed = run_playbook("playbooks/warmup.yml", extra_vars=bundle_settings(kubeconfig, images))
-    assert warmed.returncode == 0, warmed.output[-4000:]
+def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(  # pylint: disable=redefined-outer-name
+        kubeconfig, site):
+    """site.yml's warm-up (playbooks/warmup.yml) made the dataset's DataLoad; Fluid's DataLoad
+    controller ran its chart's loader Job, whose pod, on a real node, ran alluxio_dataload.sh with
+    the Alluxio image's CLI against the runtime's real master; the warm-up waited until the cache
+    held 100%."""
+    assert "Warm the dataset caches" in site["run"].plays(), site["run"].plays()
     assert ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 5) == "Complete"
     conditions = json.loads(kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.conditions}").stdout)
     assert [(condition["type"], condition["status"]) for condition in conditions] == [("Complete", "True")], conditions
@@ -400,36 +429,27 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
 
 
 def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(  # pylint: disable=redefined-outer-name
-        kubeconfig, fluid, images):
-    """playbooks/train.yml with the training image built here: mpi-operator starts the launcher once
-    the workers' sshd runs; its mpirun starts one rank per (SIMULATED) GPU on the workers over SSH,
-    two workers of two; each rank reads the dataset's files through the claim, and the job's rate,
-    read by the module from the real log, stays within the simulated GPUs' (4 x 200 images/sec)."""
-    settings = dict(bundle_settings(kubeconfig, images), training_name="real-train", training_namespace="default",
-                    training_data_claim="real", training_workers=2, training_gpus_per_worker=2, training_log_step=10,
-                    training_progress_interval=5, training_timeout=900,
-                    training_env={"num_batch": "30", "display_every": "10", "batch_size": "8", "image_bytes": "8192",
-                                  "gpu_images_per_sec": "200", "datasets_num_private_threads": "2"})
-    try:
-        trained = run_playbook("playbooks/train.yml", extra_vars=settings)
-        assert trained.returncode == 0, trained.output[-4000:]
-        [result] = trained.results(task="Run the training as an MPIJob and read its throughput")
-        outcome = result["res"]
-        assert outcome["state"] == "Succeeded", outcome
-        throughput = outcome["throughput"]
-        assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, True, True), throughput
-        assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
-        assert 0 < throughput["total_images_per_sec"] <= 4 * 200, throughput
-        [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=real-train,training.kubeflow.org/job-role=launcher")
-        log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout
-        hosts = sorted(re.findall(r"<stdout>:Rank: +\d of 4 on (\S+)", log))
-        assert hosts == ["real-train-worker-0"] * 2 + ["real-train-worker-1"] * 2, log[-3000:]
-        reads = re.findall(r"<stdout>:Input: .*", log)
-        assert len(reads) == 4 and all("read from %d files" % len(fluid) in line for line in reads), reads
-    finally:
-        kubectl(kubeconfig, "delete", "mpijob", "real-train", "--ignore-not-found", "--wait=true", check=False)
-        wait_until(lambda: not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=real-train"), 300, every=2,
-                   what="the training's pods gone")
+        kubeconfig, site):
+    """site.yml's training (playbooks/train.yml) with the training image built here: mpi-operator
+    started the launcher once the workers' sshd ran; its mpirun started one rank per (SIMULATED)
+    GPU on the workers over SSH, two workers of two; each rank read the dataset's files through the
+    claim, and the job's rate, read by the module from the real log, stays within the simulated
+    GPUs' (4 x 200 images/sec)."""
+    [result] = site["run"].results(task="Run the training as an MPIJob and read its throughput")
+    outcome = result["res"]
+    assert outcome["state"] == "Succeeded", outcome
+    throughput = outcome["throughput"]
+    assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, True, True), throughput
+    assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
+    assert 0 < throughput["total_images_per_sec"] <= 4 * 200, throughput
+    [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % TRAINING)
+    log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout
+    hosts = sorted(re.findall(r"<stdout>:Rank: +\d of 4 on (\S+)", log))
+    assert hosts == [TRAINING + "-worker-0"] * 2 + [TRAINING + "-worker-1"] * 2, log[-3000:]
+    reads = re.findall(r"<stdout>:Input: .*", log)
+    assert len(reads) == 4 and all("read from %d files" % len(site["sums"]) in line for line in reads), reads
+    # cleanPodPolicy Running: the workers went with the job's end, so none holds the claim.
+    assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % TRAINING)
 
 
 def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
