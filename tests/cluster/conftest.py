@@ -13,6 +13,8 @@ from playbook import PARTS, run_playbook
 from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
 
 CACHE = PARTS  # the local cluster's parts and state
+# Its state directory, as tools/localcluster/instance.sh names it.
+RUN = os.environ.get("FLUIDOPS_CLUSTER_DIR", os.path.join(CACHE, "run"))
 # These tests are written for the simulated kubelets (tests/nodes has the real nodes'), whatever
 # FLUIDOPS_NODES the caller's environment holds.
 SIMULATED = dict(os.environ, FLUIDOPS_NODES="kwok")
@@ -30,11 +32,17 @@ def pinned(name):
     raise KeyError(name)
 
 
+def started_pid(component):
+    """The pid cluster.sh keeps of a process it started (RUN/pids/COMPONENT); for a controller,
+    that of the keeper that starts it again."""
+    with open(os.path.join(RUN, "pids", component), encoding="ascii") as handle:
+        return int(handle.read())
+
+
 def left_up():
     """Whether a local cluster is already there, whole or in part (make demo leaves one up):
     its state directory or one of its node hosts."""
-    state = os.environ.get("FLUIDOPS_CLUSTER_DIR", os.path.join(CACHE, "run"))
-    return os.path.isdir(state) or any(
+    return os.path.isdir(RUN) or any(
         subprocess.run(["podman", "container", "exists", node], capture_output=True, check=False).returncode == 0 for node in NODES)
 
 

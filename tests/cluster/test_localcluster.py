@@ -15,7 +15,7 @@ from kubernetes.client.rest import ApiException
 
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import _lines as rank_lines
 from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse
-from conftest import CACHE, NODES, cluster, pinned, wait_until
+from conftest import CACHE, NODES, RUN, cluster, pinned, started_pid, wait_until
 
 
 def test_server_reports_the_pinned_version(api):
@@ -40,9 +40,8 @@ def test_second_cluster_up_is_harmless(kubeconfig, api):
 
 def test_a_controller_that_exits_is_started_again_as_its_deployment_s_pod_would_be(kubeconfig):
     # mpi-operator exits when its apiserver is too slow to renew its leader lease (a busy machine).
-    with open(os.path.join(CACHE, "run", "pids", "mpi-operator"), encoding="ascii") as handle:
-        keeper = int(handle.read())
-    log = os.path.join(CACHE, "run", "logs", "mpi-operator.log")
+    keeper = started_pid("mpi-operator")
+    log = os.path.join(RUN, "logs", "mpi-operator.log")
 
     def operator():
         with open("/proc/%d/task/%d/children" % (keeper, keeper), encoding="ascii") as handle:

@@ -11,16 +11,13 @@ import subprocess
 import yaml
 from kubernetes import client
 
-from conftest import CACHE, POOL, cluster, wait_until
+from conftest import CACHE, POOL, RUN, cluster, started_pid, wait_until
 from localcluster.apiproxy import ApiProxy
 from playbook import folded, run_playbook, start_playbook
 
-APISERVER_PID = os.path.join(CACHE, "run", "pids", "apiserver")
-
 
 def stop_apiserver():
-    with open(APISERVER_PID, encoding="utf-8") as handle:
-        pid = int(handle.read())
+    pid = started_pid("apiserver")
     os.kill(pid, signal.SIGKILL)  # a crash: no graceful shutdown, which waits for the watches to end
     wait_until(lambda: not alive(pid), 60)
 
@@ -67,7 +64,7 @@ def test_the_api_server_stopped_mid_run_fails_naming_it_and_a_rerun_converges(ap
 def release(name="fluid", namespace="fluid-system"):
     """(revision, status) of a Helm release, as Helm lists it."""
     listed = subprocess.run([os.path.join(CACHE, "helm"), "list", "-n", namespace, "-o", "json", "--kubeconfig",
-                             os.path.join(CACHE, "run", "kubeconfig")], capture_output=True, text=True, check=True).stdout
+                             os.path.join(RUN, "kubeconfig")], capture_output=True, text=True, check=True).stdout
     found = {item["name"]: item for item in json.loads(listed)}[name]
     return int(found["revision"]), found["status"]
 
@@ -113,7 +110,7 @@ def delete_dataload(api, name):
 
 def test_a_watch_cut_mid_wait_is_followed_again_and_the_warmup_completes(api, kubeconfig, site_run, tmp_path):
     through_proxy = tmp_path / "kubeconfig"
-    proxy = ApiProxy.in_front_of(kubeconfig, os.path.join(CACHE, "run", "pki"), str(through_proxy))
+    proxy = ApiProxy.in_front_of(kubeconfig, os.path.join(RUN, "pki"), str(through_proxy))
     play = tmp_path / "play.yml"
     # One slice (progress_interval >= wait_timeout): one module, one wait, so the cut falls inside it.
     play.write_text(yaml.safe_dump([{"name": "Warm the cache over a network that drops", "hosts": "localhost", "gather_facts": False,

@@ -12,13 +12,13 @@ import time
 import pytest
 import yaml
 
-from conftest import CACHE, wait_until
+from conftest import RUN, wait_until
 from playbook import run_playbook
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STATE = os.path.join(CACHE, "run", "alluxio")
+STATE = os.path.join(RUN, "alluxio")
 HOSTS = ["gpu-node-1", "gpu-node-2"]
-SETTLED = os.path.join(CACHE, "run", "simulated", "clients-settled")
+SETTLED = os.path.join(RUN, "simulated", "clients-settled")
 
 
 def settled_since(moment):

@@ -6,7 +6,7 @@ import re
 import subprocess
 
 from cluster_script import container_ids, processes_of
-from conftest import CACHE, NODES, cluster
+from conftest import CACHE, NODES, cluster, started_pid
 from run_warnings import ALLOWED, CHECKED, checked_playbooks, warnings_in
 
 
@@ -15,8 +15,7 @@ def test_cluster_down_leaves_nothing_behind(kubeconfig):
     # Its components name its state; the real Alluxio's JVMs run in the hosts' cgroups.
     hosts = container_ids(NODES)
     assert len(hosts) == len(NODES)
-    with open(os.path.join(run_dir, "pids", "apiserver"), encoding="ascii") as handle:
-        assert int(handle.read()) in processes_of(run_dir, hosts)
+    assert started_pid("apiserver") in processes_of(run_dir, hosts)
     cluster("down")
     assert processes_of(run_dir, hosts) == {}
     for name in NODES:
