@@ -196,9 +196,6 @@ def bundle_settings(kubeconfig, images):
                                                       "gpu_images_per_sec": "200", "datasets_num_private_threads": "2"}}
 
 
-TRAINING = "horovod-resnet50-v2-2x2-fluid"  # the training role's name for 2 workers of 2 GPUs
-
-
 @pytest.fixture(scope="module")
 def site(kubeconfig, images):
     """site.yml whole on the real nodes, as a site runs it, with the local inventory pointed at
@@ -442,14 +439,15 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, True, True), throughput
     assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
     assert 0 < throughput["total_images_per_sec"] <= 4 * 200, throughput
-    [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % TRAINING)
+    job = outcome["mpijob"]["metadata"]["name"]
+    [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % job)
     log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout
     hosts = sorted(re.findall(r"<stdout>:Rank: +\d of 4 on (\S+)", log))
-    assert hosts == [TRAINING + "-worker-0"] * 2 + [TRAINING + "-worker-1"] * 2, log[-3000:]
+    assert hosts == [job + "-worker-0"] * 2 + [job + "-worker-1"] * 2, log[-3000:]
     reads = re.findall(r"<stdout>:Input: .*", log)
     assert len(reads) == 4 and all("read from %d files" % len(site["sums"]) in line for line in reads), reads
     # cleanPodPolicy Running: the workers went with the job's end, so none holds the claim.
-    assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % TRAINING)
+    assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % job)
 
 
 def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
