@@ -86,12 +86,12 @@ molecule: host-image  ## every molecule scenario
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-cluster-test: host-image  ## the local cluster comes up, serves Helm and the Fluid CRDs, and goes down clean
+cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): site.yml, faults, check mode, the runbooks, teardown
 	$(run) python -m pytest -q --durations=20 tests/cluster
 
 # Its own cluster (FLUIDOPS_CLUSTER_INSTANCE=1, tests/nodes/conftest.py), so that it can also run
 # beside cluster-test's.
-nodes-test: host-image  ## the local cluster with real nodes (FLUIDOPS_NODES=real): kubelets, the local registry, DNS, Fluid's CSI plugin and AlluxioRuntime pods
+nodes-test: host-image  ## the local cluster's real nodes: kubelets, the local registry, DNS, site.yml whole with inventory/local, the failures made for real
 	$(run) python -m pytest -q --durations=8 tests/nodes
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
@@ -158,6 +158,5 @@ demo: cluster-up  ## start the local cluster, run site.yml against it, show the 
 	@$(run) ansible-playbook playbooks/status.yml -e cache_status_table_path=$(FLUIDOPS_CACHE_DIR)/demo-status.txt \
 	  > $(FLUIDOPS_CACHE_DIR)/demo-status.log || { cat $(FLUIDOPS_CACHE_DIR)/demo-status.log; exit 1; }
 	@echo; echo "== Cache state (ansible-playbook playbooks/status.yml)"; cat $(FLUIDOPS_CACHE_DIR)/demo-status.txt
-	@echo "Next: make run PLAYBOOK=playbooks/benchmark.yml   # NFS baseline vs cold vs warm cache, reports in ./reports"
-	@echo "      make run PLAYBOOK=playbooks/status.yml      # this table again; docs/runbooks/ for day-2 operations"
+	@echo "Next: make run PLAYBOOK=playbooks/status.yml      # this table again; docs/runbooks/ for day-2 operations"
 	@echo "      make cluster-down                           # stop the local cluster (make test starts a fresh one)"

@@ -16,8 +16,13 @@ CACHE = PARTS  # the local cluster's parts and state
 # Its state directory, as tools/localcluster/instance.sh names it.
 RUN = os.environ.get("FLUIDOPS_CLUSTER_DIR", os.path.join(CACHE, "run"))
 # These tests are written for the simulated kubelets (tests/nodes has the real nodes'), whatever
-# FLUIDOPS_NODES the caller's environment holds.
+# FLUIDOPS_NODES the caller's environment holds, and for the simulated cluster's inventory, which
+# every playbook run takes unless it names another (ANSIBLE_INVENTORY over ansible.cfg's).
 SIMULATED = dict(os.environ, FLUIDOPS_NODES="kwok")
+INVENTORY = os.path.join(REPO, "inventory", "local-simulated")
+# The deployment's settings in it, as an operator edits them.
+SETTINGS = os.path.join("group_vars", "all", "deployment.yml")
+os.environ["ANSIBLE_INVENTORY"] = INVENTORY
 
 
 def cluster(*args):

@@ -7,7 +7,7 @@ import subprocess
 
 import yaml
 
-from conftest import REPO
+from conftest import INVENTORY, SETTINGS
 
 PLAIN = {"access_key_id": "LEAK-plain-id-5e0c", "access_key_secret": "LEAK-plain-secret-5e0c"}
 VAULTED = {"access_key_id": "LEAK-vault-id-5e0c", "access_key_secret": "LEAK-vault-secret-5e0c"}
@@ -54,7 +54,7 @@ def vaulted_vars(tmp_path):
 def local_datasets_with_inline_keys():
     """The local inventory's datasets_list with imagenet's keys inline in its mount instead of in
     its Secret (allow_inline_credentials)."""
-    with open(os.path.join(REPO, "inventory", "local", "group_vars", "all.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(INVENTORY, SETTINGS), encoding="utf-8") as handle:
         datasets = yaml.safe_load(handle)["datasets_list"]
     mount = datasets[0]["mounts"][0]
     del mount["oss_secret"]

@@ -20,11 +20,9 @@ import pytest
 import yaml
 
 from collection import Installed
-from conftest import NODES, POOL
-from playbook import REPO
+from conftest import INVENTORY, NODES, POOL
 from state import cluster_state, host_state
 
-INVENTORY = os.path.join(REPO, "inventory", "local")
 # site.yml's phases, in its order; each changes nothing on the converged cluster.
 DEPLOYMENT = ["preflight", "nodes", "node_labels", "engine", "datasets", "warmup", "train"]
 # What site_run asked for.

@@ -3,20 +3,19 @@ failure policy: any_errors_fatal from preflight on). The cluster's objects and t
 compared with what they were. Check mode on every playbook is test_phases_collection.py's, run by
 the collection names. Real apiserver, Helm, Fluid controllers and hosts; simulated kubelets."""
 
-import os
 import shutil
 
 import yaml
 
-from conftest import NODES, POOL
-from playbook import REPO, run_playbook
+from conftest import INVENTORY, NODES, POOL
+from playbook import run_playbook
 from state import cluster_state, host_state
 
 
 def test_an_unreachable_gpu_host_stops_the_run_before_any_host_or_the_cluster_changes(api, site_run, tmp_path):
     # The local inventory plus a GPU host whose container does not exist.
     inventory = tmp_path / "inventory"
-    shutil.copytree(os.path.join(REPO, "inventory", "local"), inventory)
+    shutil.copytree(INVENTORY, inventory)
     hosts = yaml.safe_load((inventory / "hosts.yml").read_text())
     hosts["all"]["children"]["gpu_nodes"]["hosts"]["gpu-node-gone"] = None
     (inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))

@@ -27,14 +27,14 @@ import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from conftest import wait_until
+from conftest import INVENTORY, SETTINGS, wait_until
 from keys import INLINE, leaks, local_datasets_with_inline_keys
 from playbook import LOCAL_CHARTS, REPO, folded
 from runbook_shell import BLOCKS, RAN, environment, run
 
 FLUID = ("data.fluid.io", "v1alpha1")
 # The index's variables, as the local cluster has them (docs/runbooks/README.md).
-LOCAL = {"INVENTORY": "inventory/local", "NS": "default", "DATASET": "imagenet"}
+LOCAL = {"INVENTORY": os.path.relpath(INVENTORY, REPO), "NS": "default", "DATASET": "imagenet"}
 ROTATED = {"access_key_id": "local-rotated-id-7f3a", "access_key_secret": "local-rotated-secret-7f3a"}
 
 
@@ -44,11 +44,11 @@ def shell(kubeconfig, tmp_path_factory):
 
 
 def inventory_copy(tmp_path, change):
-    """inventory/local as a copy whose group_vars/all.yml ``change`` edited, as an operator edits
-    theirs; the path, for INVENTORY."""
+    """The simulated cluster's inventory as a copy whose deployment settings ``change`` edited, as
+    an operator edits theirs; the path, for INVENTORY."""
     target = tmp_path / "inventory"
-    shutil.copytree(os.path.join(REPO, "inventory", "local"), target)
-    settings = target / "group_vars" / "all.yml"
+    shutil.copytree(INVENTORY, target)
+    settings = target / SETTINGS
     data = yaml.safe_load(settings.read_text())
     change(data)
     settings.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -20,7 +20,11 @@ from playbook import REPO, run_playbook
 from runbook_shell import environment, run
 
 KUBE = os.path.join(PARTS, "kube")
-STATE = os.path.join(RUN, "alluxio")
+# The local inventory's dataset (inventory/local), over the stand-in of ImageNet cluster.sh wrote.
+DATASET = "imagenet"
+STANDIN = os.path.join(RUN, "alluxio", "standins", DATASET)
+# A pod's reading of the training split through the claim, mounted at /data: md5sum's lines.
+READ = "cd /data/%s/train && md5sum *" % DATASET
 
 
 def kubectl(kubeconfig, *args, stdin=None, check=True):
@@ -138,12 +142,12 @@ def test_every_pod_runs_an_image_of_the_local_registry_pinned_by_digest(kubeconf
 @pytest.fixture(scope="module")
 def shell(kubeconfig, tmp_path_factory):
     """The runbooks' commands' environment (tests/runbook_shell.py), for this suite's dataset."""
-    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), INVENTORY="inventory/local", NS="default", DATASET="real")
+    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), INVENTORY="inventory/local", NS="default", DATASET=DATASET)
 
 
 def fuse_pods(kubeconfig):
     """{node: FUSE pod} of the dataset."""
-    items = pods(kubeconfig, "-l", "release=real,role=alluxio-fuse")
+    items = pods(kubeconfig, "-l", "release=%s,role=alluxio-fuse" % DATASET)
     return {item["spec"].get("nodeName"): item for item in items}
 
 
@@ -151,7 +155,7 @@ def dataset_mounts(node):
     """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
     table = subprocess.run(["podman", "exec", host(node), "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True, text=True,
                            check=True).stdout
-    return [line for line in table.splitlines() if "/default/real/" in line or "default-real" in line]
+    return [line for line in table.splitlines() if "/default/%s/" % DATASET in line or "default-" + DATASET in line]
 
 
 @contextlib.contextmanager
@@ -170,53 +174,35 @@ def events(kubeconfig, kind, name):
                    "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}").stdout
 
 
-def bundle_settings(kubeconfig, images):
-    """The bundle's settings for this cluster, over the local inventory's."""
-    # Alluxio 2.9.3, as the image built here is, instead of the chart's alluxio-dev 2.9.0.
-    alluxio = {"imagePrefix": "alluxio", "imageName": "alluxio", "imageTag": "2.9.3"}
-    return {"fluidops_kubeconfig": kubeconfig, "fluidops_image_registry": registry_of(images),
-            # Jindo's engine is closed source: JindoRuntime stays on the simulated nodes.
-            "fluid_runtimes": ["alluxio"], "fluid_fuse_recovery": True,
-            # Cache states refreshed every 2 s (Fluid's defaults: 90 s, 15 s), so a warm-up shows
-            # within the tests' time, as cluster.sh's out-of-cluster controllers do.
-            "fluid_values": {"runtime": {"syncRetryDuration": "1s", "alluxio": {
-                "env": [{"name": "FLUID_RUNTIME_RECONCILE_DURATION", "value": "2"}], "runtime": alluxio, "fuse": alluxio}}},
-            # The dataset over a directory every node host mounts (alluxio.sh mounts), with the
-            # dl-training profile as the seeds tune ImageNet's, one cache worker, warmed whole.
-            "datasets_list": [{"name": "real", "namespace": "default",
-                               "mounts": [{"mount_point": "local:///standins/real-nodes", "name": "real"}],
-                               "runtime": {"type": "alluxio", "replicas": 1, "profile": "dl-training",
-                                           "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "32Mi", "high": "0.95", "low": "0.7"}]},
-                               "warmup": {"targets": [{"path": "/real"}], "cached_percentage": 100}}],
-            "datasets_nfs_volumes": [], "datasets_oss_secrets": {}, "datasets_wait_timeout": 600, "warmup_timeout": 600,
-            # The training image built here, 2 workers of 2 GPUs each reading at most 200 images/sec
-            # of 8 KiB (the simulated GPU's rate), 30 steps.
-            "training_workers": 2, "training_gpus_per_worker": 2, "training_log_step": 10, "training_progress_interval": 5,
-            "training_timeout": 900, "training_env": {"num_batch": "30", "display_every": "10", "batch_size": "8", "image_bytes": "8192",
-                                                      "gpu_images_per_sec": "200", "datasets_num_private_threads": "2"}}
+def site_env():
+    """The environment of a playbook run against this suite's cluster: the local inventory
+    follows FLUIDOPS_CLUSTER_INSTANCE to its kubeconfig, registry and node hosts."""
+    return dict(os.environ, FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE))
+
+
+def standin_files(split):
+    """{name: bytes} of a split of the dataset's under-store (cluster.sh's stand-in of ImageNet)."""
+    folder = os.path.join(STANDIN, split)
+    files = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as handle:
+            files[name] = handle.read()
+    return files
 
 
 @pytest.fixture(scope="module")
-def site(kubeconfig, images):
-    """site.yml whole on the real nodes, as a site runs it, with the local inventory pointed at
-    this cluster (FLUIDOPS_CLUSTER_INSTANCE): the node hosts prepared, the nodes labelled, Fluid
-    through Helm with its images from the local registry as from a site's mirror
-    (fluidops_image_registry), its controllers and CSI plugin running; the bundle's dataset over a
-    local directory Bound with its AlluxioRuntime's pods running the Alluxio image, warmed whole
-    by a DataLoad, and the training on it. The finished run, and {file: md5} of the dataset."""
-    files = os.path.join(STATE, "standins", "real-nodes", "train")
-    os.makedirs(files, exist_ok=True)
-    sums = {}
-    for index in range(12):
-        data = hashlib.sha256(b"shard %d" % index).digest() * (4096 + 97 * index)
-        with open(os.path.join(files, "part-%02d" % index), "wb") as handle:
-            handle.write(data)
-        sums["part-%02d" % index] = hashlib.md5(data).hexdigest()
-    done = run_playbook("site.yml", extra_vars=bundle_settings(kubeconfig, images),
-                        env=dict(os.environ, FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE)))
+def site(kubeconfig):  # pylint: disable=unused-argument
+    """site.yml whole on the real nodes with the local inventory (inventory/local), as make demo
+    runs it: the node hosts prepared, the nodes labelled, Fluid through Helm with its images from
+    the local registry as from a site's mirror (fluidops_image_registry), its controllers and CSI
+    plugin running; the dataset over the stand-in of ImageNet Bound with its AlluxioRuntime's pods
+    running the Alluxio image, warmed whole by a DataLoad, and the training on it. The finished
+    run, {file: md5} of the training split, and the under-store's bytes."""
+    done = run_playbook("site.yml", env=site_env())
     assert done.returncode == 0, done.output[-4000:]
-    assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.phase}").stdout == "Bound"
-    return {"run": done, "sums": sums}
+    assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.phase}").stdout == "Bound"
+    size = sum(len(data) for split in ("train", "validation") for data in standin_files(split).values())
+    return {"run": done, "size": size, "sums": {name: hashlib.md5(data).hexdigest() for name, data in standin_files("train").items()}}
 
 
 @pytest.fixture(scope="module")
@@ -260,16 +246,16 @@ def test_site_yml_prepared_every_real_node_s_host(site):  # pylint: disable=rede
 
 def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
     # On the FUSE crash test's node: the ContainerCreating test needs one where no pod mounted the claim.
-    apply(kubeconfig, pod("reader", images["alluxio"], "cd /data/real/train && md5sum part-*", node="gpu-node-3", volumes=[("data", "real")]))
+    apply(kubeconfig, pod("reader", images["alluxio"], READ, node="gpu-node-3", volumes=[("data", DATASET)]))
     read = read_sums(finished(kubeconfig, "reader", 600))
     assert read == fluid
     # Fluid's controllers learnt the dataset's size from the real master's `alluxio fs count` (exec).
-    ufs_total = kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.ufsTotal}").stdout
+    ufs_total = kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.ufsTotal}").stdout
     assert ufs_total and ufs_total != "0.00B", ufs_total
     # The claim the pod mounted is the one the runtime controller made once the dataset was Ready.
-    ready = kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.conditions[?(@.type=='Ready')].reason}").stdout
+    ready = kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.conditions[?(@.type=='Ready')].reason}").stdout
     assert ready == "DatasetReady", ready
-    assert kubectl(kubeconfig, "get", "pvc", "real", "-o", "jsonpath={.spec.volumeName}").stdout == "default-real"
+    assert kubectl(kubeconfig, "get", "pvc", DATASET, "-o", "jsonpath={.spec.volumeName}").stdout == "default-" + DATASET
 
 
 def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=redefined-outer-name,unused-argument
@@ -278,13 +264,13 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     master, worker and, once the reader has mounted the claim, FUSE) is on the list the bundle gives an operator to mirror
     (playbooks/images.yml with the same settings), and is an image built here, by its digest."""
     listed = tmp_path / "images.txt"
-    done = run_playbook("playbooks/images.yml", extra_vars=dict(bundle_settings(kubeconfig, images), fluidops_images_file=str(listed)))
+    done = run_playbook("playbooks/images.yml", extra_vars={"fluidops_images_file": str(listed)}, env=site_env())
     assert done.returncode == 0, done.output[-3000:]
     mirror = set(listed.read_text(encoding="utf-8").split())
     assert mirror and all(image.startswith(registry_of(images) + "/") for image in mirror), mirror
     built = {ref.split("@", 1)[1] for ref in images.values()}
     roles = set()
-    for item in pods(kubeconfig, "-n", "fluid-system") + pods(kubeconfig, "-l", "release=real"):
+    for item in pods(kubeconfig, "-n", "fluid-system") + pods(kubeconfig, "-l", "release=" + DATASET):
         for container in item["spec"]["containers"] + item["spec"].get("initContainers", []):
             assert container["image"] in mirror, (item["metadata"]["name"], container["image"])
         for status in item["status"].get("containerStatuses", []):
@@ -304,7 +290,7 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
         return kubectl(kubeconfig, "exec", pod_name, "-c", container, "--", "sh", "-c",
                        "tr '\\0' '\\n' < /proc/$(pgrep -f java | head -1)/cmdline").stdout.splitlines()
     fuse_pod = next(iter(fuse_pods(kubeconfig).values()))["metadata"]["name"]
-    processes = {"master": java("real-master-0", "alluxio-master"), "worker": java("real-worker-0", "alluxio-worker"),
+    processes = {"master": java(DATASET + "-master-0", "alluxio-master"), "worker": java(DATASET + "-worker-0", "alluxio-worker"),
                  "fuse": java(fuse_pod, "alluxio-fuse")}
     for component, main_class in (("master", "alluxio.master.AlluxioMaster"), ("worker", "alluxio.worker.AlluxioWorker"),
                                   ("fuse", "alluxio.fuse.AlluxioFuse")):
@@ -316,7 +302,7 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
     fuse_options = next(arg for arg in profile["fuse_args"] if arg.startswith("--fuse-opts=")).split("=", 1)[1].split(",")
     mounted = " ".join(processes["fuse"])
     assert [option for option in fuse_options if option not in mounted] == [], processes["fuse"]
-    assert "/runtime-mnt/alluxio/default/real/alluxio-fuse" in processes["fuse"], processes["fuse"]
+    assert "/runtime-mnt/alluxio/default/%s/alluxio-fuse" % DATASET in processes["fuse"], processes["fuse"]
 
 
 def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
@@ -329,9 +315,9 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
     keeps `Transport endpoint is not connected` until the runbook's fix: the node's pods that use
     the dataset stopped, its FUSE pod started again, the pods started again."""
     node = "gpu-node-3"
-    with running_pod(kubeconfig, pod("steady", images["alluxio"], "sleep infinity", node=node, volumes=[("data", "real")],
+    with running_pod(kubeconfig, pod("steady", images["alluxio"], "sleep infinity", node=node, volumes=[("data", DATASET)],
                                      propagation="HostToContainer")), \
-            running_pod(kubeconfig, pod("holder", images["alluxio"], "sleep infinity", node=node, volumes=[("data", "real")])):
+            running_pod(kubeconfig, pod("holder", images["alluxio"], "sleep infinity", node=node, volumes=[("data", DATASET)])):
         for name in ("steady", "holder"):
             kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/" + name, "--timeout=300s")
         before = fuse_pods(kubeconfig)[node]
@@ -344,17 +330,17 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
         wait_until(restarted, 180, every=1, what="the FUSE container restarted in its pod")
 
         def reads():
-            done = kubectl(kubeconfig, "exec", "steady", "--", "sh", "-c", "cd /data/real/train && md5sum part-*", check=False)
+            done = kubectl(kubeconfig, "exec", "steady", "--", "sh", "-c", READ, check=False)
             return done.returncode == 0 and read_sums(done.stdout) == fluid
         wait_until(reads, 180, every=2, what="the HostToContainer pod reading the dataset again")
-        assert "FuseRecoverSucceed" in events(kubeconfig, "Dataset", "real")
+        assert "FuseRecoverSucceed" in events(kubeconfig, "Dataset", DATASET)
         assert kubectl(kubeconfig, "get", "pod", "steady", "-o", "jsonpath={.status.containerStatuses[0].restartCount}").stdout == "0"
-        broken = kubectl(kubeconfig, "exec", "holder", "--", "ls", "/data/real/train", check=False)
+        broken = kubectl(kubeconfig, "exec", "holder", "--", "ls", "/data/%s/train" % DATASET, check=False)
         assert broken.returncode != 0 and "Transport endpoint is not connected" in broken.stderr, broken
     # The runbook's fix: the pods stopped (above), the node's FUSE pod started again, the pod again.
     run(dict(shell, NODE=node), "fuse-restart")
-    with running_pod(kubeconfig, pod("reader-again", images["alluxio"], "cd /data/real/train && md5sum part-* && sleep infinity",
-                                     node=node, volumes=[("data", "real")])):
+    with running_pod(kubeconfig, pod("reader-again", images["alluxio"], READ + " && sleep infinity",
+                                     node=node, volumes=[("data", DATASET)])):
         kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/reader-again", "--timeout=600s")
         run(dict(shell, POD="reader-again", NODE=node), "fuse-app-pod")
         wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "reader-again").stdout) == fluid, 120, every=1,
@@ -368,34 +354,34 @@ def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distrib
     the Alluxio image's CLI against the runtime's real master; the warm-up waited until the cache
     held 100%."""
     assert "Warm the dataset caches" in site["run"].plays(), site["run"].plays()
-    assert ended(kubeconfig, "dataload", "real-warmup", ("Complete", "Failed"), 5) == "Complete"
-    conditions = json.loads(kubectl(kubeconfig, "get", "dataload", "real-warmup", "-o", "jsonpath={.status.conditions}").stdout)
+    assert ended(kubeconfig, "dataload", DATASET + "-warmup", ("Complete", "Failed"), 5) == "Complete"
+    conditions = json.loads(kubectl(kubeconfig, "get", "dataload", DATASET + "-warmup", "-o", "jsonpath={.status.conditions}").stdout)
     assert [(condition["type"], condition["status"]) for condition in conditions] == [("Complete", "True")], conditions
     loader = pods(kubeconfig, "-l", "role=dataload-pod")
     assert loader and loader[0]["spec"]["nodeName"] in NODES and loader[0]["status"]["phase"] == "Succeeded", loader
-    assert kubectl(kubeconfig, "get", "job", "real-warmup-loader-job", "-o", "jsonpath={.status.succeeded}").stdout == "1"
+    assert kubectl(kubeconfig, "get", "job", DATASET + "-warmup-loader-job", "-o", "jsonpath={.status.succeeded}").stdout == "1"
     log = kubectl(kubeconfig, "logs", loader[0]["metadata"]["name"]).stdout
     assert "distributedLoad" in log or "Successfully loaded" in log, log
-    assert kubectl(kubeconfig, "get", "dataset", "real", "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
+    assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
 
 
-def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(kubeconfig, fluid, images, tmp_path):  # pylint: disable=redefined-outer-name
+def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(site, tmp_path):  # pylint: disable=redefined-outer-name
     """playbooks/status.yml after the warm-up: the dataset Bound, its runtime's master and worker
     ready, the cache's capacity the one worker's tier, and every byte of the files cached, as the
     real Alluxio counted them (Fluid reads them from the master)."""
     report = tmp_path / "status.json"
-    done = run_playbook("playbooks/status.yml", extra_vars=dict(bundle_settings(kubeconfig, images), cache_status_json_path=str(report)))
+    done = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)}, env=site_env())
     assert done.returncode == 0, done.output[-3000:]
-    [dataset] = [item for item in json.loads(report.read_text(encoding="utf-8"))["datasets"] if item["name"] == "real"]
+    [dataset] = [item for item in json.loads(report.read_text(encoding="utf-8"))["datasets"] if item["name"] == DATASET]
     assert dataset["phase"] == "Bound" and dataset["runtime_kind"] == "AlluxioRuntime", dataset
     runtime = dataset["runtime"]
     assert (runtime["master"]["phase"], runtime["worker"]["phase"], runtime["worker"]["ready"]) == ("Ready", "Ready", 1), runtime
     assert dataset["cached_percentage"] == 100.0, dataset
     assert dataset["cache_capacity_bytes"] == 32 * 1024 * 1024, dataset
-    size = sum(os.path.getsize(os.path.join(STATE, "standins", "real-nodes", "train", name)) for name in fluid)
+    size = site["size"]
     # Fluid writes sizes with two decimals (1.75MiB): within that rounding.
     assert abs(dataset["cached_bytes"] - size) <= 0.01 * size, (dataset["cached_bytes"], size)
-    assert "real" in done.output and "100.0%" in done.output, done.output[-3000:]
+    assert DATASET in done.output and "100.0%" in done.output, done.output[-3000:]
 
 
 def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(  # pylint: disable=redefined-outer-name
@@ -405,10 +391,10 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
     ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
     Fix starts the master, and the pod runs with the dataset's bytes."""
     node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
-    kubectl(kubeconfig, "scale", "statefulset", "real-master", "--replicas=0")
-    kubectl(kubeconfig, "wait", "--for=delete", "pod/real-master-0", "--timeout=300s")
-    with running_pod(kubeconfig, pod("waiting", images["alluxio"], "cd /data/real/train && md5sum part-* && sleep infinity",
-                                     node=node, volumes=[("data", "real")])):
+    kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
+    kubectl(kubeconfig, "wait", "--for=delete", "pod/%s-master-0" % DATASET, "--timeout=300s")
+    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity",
+                                     node=node, volumes=[("data", DATASET)])):
         wait_until(lambda: "timeout waiting for FUSE mount point to be ready" in events(kubeconfig, "Pod", "waiting"), 300, every=2,
                    what="the pod's FailedMount event")
         reason = kubectl(kubeconfig, "get", "pod", "waiting", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}").stdout
@@ -416,7 +402,7 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
         stuck = dict(shell, POD="waiting", NODE=node)
         run(stuck, "fuse-describe-pod", state="symptom")
         on_node = run(stuck, "fuse-on-node")
-        assert on_node.splitlines()[0] == "true" and "real-fuse-" in on_node and "Running" in on_node, on_node
+        assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
         run(stuck, "fuse-master", state="symptom")
         run(stuck, "fuse-master-start")
         kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/waiting", "--timeout=600s")
@@ -455,21 +441,21 @@ def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, im
     claim: the dataset deleted under it is held (it still reads), Confirm's commands show why,
     stopping the pod lets the dataset, its claim and runtime go, and no FUSE mount is left on
     any node. Last: the dataset is gone afterwards."""
-    with running_pod(kubeconfig, pod("notebook", images["alluxio"], "sleep infinity", node="gpu-node-2", volumes=[("data", "real")])):
+    with running_pod(kubeconfig, pod("notebook", images["alluxio"], "sleep infinity", node="gpu-node-2", volumes=[("data", DATASET)])):
         kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/notebook", "--timeout=600s")
         assert dataset_mounts("gpu-node-2"), "no mount of the dataset on the notebook's node"
-        kubectl(kubeconfig, "delete", "dataset", "real", "--wait=false")
-        wait_until(lambda: "Pod notebook in Namespace default is using it" in events(kubeconfig, "Dataset", "real"), 120, every=2,
+        kubectl(kubeconfig, "delete", "dataset", DATASET, "--wait=false")
+        wait_until(lambda: "Pod notebook in Namespace default is using it" in events(kubeconfig, "Dataset", DATASET), 120, every=2,
                    what="Fluid refusing the deletion")
         stuck = dict(shell, POD="notebook")
         for block_id in ("terminating-dataset", "terminating-events", "terminating-users"):
             run(stuck, block_id, state="symptom")
-        reading = kubectl(kubeconfig, "exec", "notebook", "--", "sh", "-c", "cd /data/real/train && md5sum part-*")
+        reading = kubectl(kubeconfig, "exec", "notebook", "--", "sh", "-c", READ)
         assert read_sums(reading.stdout) == fluid
         run(stuck, "terminating-stop-pod")
         run(stuck, "terminating-gone")
-    kubectl(kubeconfig, "wait", "--for=delete", "alluxioruntime/real", "--timeout=300s")
-    wait_until(lambda: not kubectl(kubeconfig, "get", "pods", "-l", "release=real", "-o", "name").stdout, 300, every=2,
+    kubectl(kubeconfig, "wait", "--for=delete", "alluxioruntime/" + DATASET, "--timeout=300s")
+    wait_until(lambda: not kubectl(kubeconfig, "get", "pods", "-l", "release=" + DATASET, "-o", "name").stdout, 300, every=2,
                what="the runtime's pods gone")
     for node in NODES:
         assert dataset_mounts(node) == [], node

@@ -29,7 +29,7 @@ KUBE_VERSION = "v1.33.13"
 
 SEEDS = ["seed000", "seed001", "seed002", "seed003", "seed004"]
 INVENTORIES = dict({seed: os.path.join(HERE, "inventories", seed) for seed in SEEDS},
-                   **{"v100-cluster": os.path.join(REPO, "inventory", "v100-cluster"), "local": os.path.join(REPO, "inventory", "local")})
+                   **{name: os.path.join(REPO, "inventory", name) for name in ("v100-cluster", "local", "local-simulated")})
 # Key values the inventories hold; none may reach a rendered file or the playbook's output.
 SECRET_VALUES = ["render-test-key", "local-cluster-dummy", "CHANGE-ME"]
 CREDENTIAL_KEYS = ("fs.oss.accessKeyId", "fs.oss.accessKeySecret")
@@ -148,7 +148,7 @@ def test_the_seed_store_type_memory_is_caught(rendered):
 
 
 def test_every_encrypt_option_names_a_rendered_secret_key(rendered):
-    for name in ("seed001", "seed002", "v100-cluster", "local"):
+    for name in ("seed001", "seed002", "v100-cluster", "local-simulated"):
         objects, _unused = load(rendered[name][0])
         refs = [option["valueFrom"]["secretKeyRef"] for (kind, _unused), obj in objects.items() if kind == "Dataset"
                 for mount in obj["spec"]["mounts"] for option in mount.get("encryptOptions", [])]
@@ -293,7 +293,7 @@ def test_render_refuses_a_directory_it_did_not_write(tmp_path):
 
 def test_inventory_tuning_profiles_add_to_the_built_in_ones_and_win_on_a_shared_name(tmp_path):
     # fluidops_tuning_profiles (inventory) over fluidops_builtin_tuning_profiles (roles/fluidops).
-    with open(os.path.join(INVENTORIES["local"], "group_vars", "all.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(INVENTORIES["local"], "group_vars", "all", "deployment.yml"), encoding="utf-8") as handle:
         imagenet = dict(yaml.safe_load(handle)["datasets_list"][0], placement="Shared")  # two share the nodes
     coco = dict(imagenet, name="coco", runtime=dict(imagenet["runtime"], profile="site-small-files"))
     profiles = {"site-small-files": {"properties": {"alluxio.user.block.size.bytes.default": "4MB"}},

@@ -24,7 +24,7 @@ SHIPPED_DIRS = ("docs", "meta", "playbooks", "plugins", "roles", os.path.join("i
 # What develops, tests or runs the repository in place, and per-checkout output: never shipped.
 DEVELOPMENT = ("Makefile", ".ci", ".collections", ".ansible", ".ansible-lint", ".yamllint", ".shellcheckrc", ".gitignore",
                "ruff.toml", "pytest.ini", "constraints.txt", "requirements.txt", "requirements.yml", "ansible.cfg", "site.yml",
-               "tests", "tools", "molecule", "inventory/local", "rendered", "reports", "changelogs/fragments")
+               "tests", "tools", "molecule", "inventory/local", "inventory/local-simulated", "rendered", "reports", "changelogs/fragments")
 PLAYBOOKS = sorted(name[:-4] for name in os.listdir(os.path.join(REPO, "playbooks")) if name.endswith(".yml"))
 ROLES = sorted(os.listdir(os.path.join(REPO, "roles")))
 # Hosts for the plays' patterns: the controller and one GPU node, neither reached.

@@ -45,8 +45,8 @@ HEAP_CAPS = {
 
 
 def local_settings():
-    """The standalone path's settings of the local inventory (tiers on the nodes' ramfs)."""
-    with open(os.path.join(REPO, "inventory", "local", "group_vars", "all.yml"), encoding="utf-8") as handle:
+    """The standalone path's settings of the simulated cluster's inventory (tiers on the nodes' ramfs)."""
+    with open(os.path.join(REPO, "inventory", "local-simulated", "group_vars", "all", "deployment.yml"), encoding="utf-8") as handle:
         inventory = yaml.safe_load(handle)
     with open(os.path.join(REPO, "roles", "alluxio", "defaults", "main.yml"), encoding="utf-8") as handle:
         defaults = yaml.safe_load(handle)

@@ -191,12 +191,12 @@ def defaults_config(work):
 
 
 def inventory_for(work, count, hosts=HOSTS, name=None):
-    """The local inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
+    """The simulated cluster's inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
     containers, the others one of ``hosts`` by turns (ansible_host)."""
     directory = os.path.join(work, name or "inventory-%d" % count)
     if os.path.isdir(directory):
         shutil.rmtree(directory)
-    shutil.copytree(os.path.join(REPO, "inventory", "local"), directory)
+    shutil.copytree(os.path.join(REPO, "inventory", "local-simulated"), directory)
     path = os.path.join(directory, "hosts.yml")
     with open(path, encoding="utf-8") as handle:
         inventory = yaml.safe_load(handle)
@@ -491,7 +491,12 @@ def main():
     except ValueError:
         parser.error("--hosts=%s: give host counts separated by commas, such as 2,4" % args.hosts)
     began = time.monotonic()
+    # Measured on the simulated cluster (inventory/local-simulated): kwok nodes at every size.
+    os.environ["FLUIDOPS_NODES"] = "kwok"
     status = run([CLUSTER, "status"], check=False).stdout
+    if "registry: running" in status:
+        raise SystemExit("bench: the local cluster that is up has real nodes (make demo): run make cluster-down first; "
+                         "the bench starts the simulated one")
     if "apiserver: running" not in status:
         log("starting the local cluster (make cluster-up)")
         run([CLUSTER, "up"])

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The local cluster: real etcd, kube-apiserver, kube-controller-manager and kube-scheduler,
-# Fluid's real dataset (+ DataLoad) and AlluxioRuntime controllers and mpi-operator, run out of
-# cluster; kwok simulating four V100 nodes' kubelets; four podman hosts with the nodes' names for
-# the OS-level roles; a real Alluxio in two of them (alluxio.sh), which answers the controllers'
-# execs into the Alluxio master pods; simulator.py playing what else those pods would run (the
-# master's UFS mounts, DataLoad's script, training) and JindoRuntime.
-# With FLUIDOPS_NODES=real the four hosts are real nodes instead (nodes.sh), their pods run the
-# images built here (images.sh) from a local registry, the controllers are pods (Fluid's those of
-# its chart, which whoever installs it starts; mpi-operator's those of its manifests), and kwok and
-# simulator.py keep to the simulated nodes beyond them (cluster.sh nodes COUNT) and JindoRuntime.
+# The local cluster: real etcd, kube-apiserver, kube-controller-manager and kube-scheduler; the
+# four podman hosts gpu-node-1..4 as real nodes (nodes.sh: containerd, kubelet, kube-proxy), whose
+# pods run the images built here (images.sh) from a local registry; the controllers as pods
+# (Fluid's those of its chart, which whoever installs it starts; mpi-operator's those of its
+# manifests); kwok and simulator.py only for simulated nodes beyond the hosts (cluster.sh nodes
+# COUNT) and JindoRuntime.
+# FLUIDOPS_NODES=kwok is the simulated cluster tests/cluster and make bench still use: kwok plays
+# the four nodes' kubelets (no pod runs), Fluid's controllers and mpi-operator run out of cluster,
+# a real Alluxio runs in two hosts (alluxio.sh) and answers the controllers' execs into the master
+# pods, and simulator.py plays what else those pods would run (the master's UFS mounts,
+# DataLoad's script, training).
 # FLUIDOPS_CLUSTER_INSTANCE=N runs a second cluster beside this one (instance.sh).
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
@@ -24,9 +25,8 @@ repo=$(cd "$here/../.." && pwd)
 kubeconfig="$run/kubeconfig"
 nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)  # the nodes' names; their hosts: host_of NAME
 components=(etcd apiserver controller-manager scheduler registry kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
-# FLUIDOPS_NODES: kwok (the default) simulates the four nodes' kubelets; real makes the node hosts
-# real nodes (nodes.sh: containerd, kubelet, kube-proxy), their images served by the local registry.
-node_mode=${FLUIDOPS_NODES:-kwok}
+# FLUIDOPS_NODES: real (the default) makes the node hosts real nodes; kwok simulates their kubelets.
+node_mode=${FLUIDOPS_NODES:-real}
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -336,6 +336,24 @@ REGISTRY
   start registry env OTEL_TRACES_EXPORTER=none "$cache/registry" serve "$run/registry.yml"
   wait_for "the registry" 60 curl -sf "http://$address/v2/" || show_log_and_die registry "the registry did not start"
   "$here/images.sh" push "$address"
+  # Where the local inventory's fluidops_image_registry finds it.
+  echo "$address" > "$run/registry"
+}
+
+# The local inventory's dataset (inventory/local) reads a stand-in of ImageNet from the directory
+# every node host mounts at /standins: its TFRecord shards' names and layout at this machine's
+# scale (train 32 and validation 4 of ImageNet's 1024 and 128, 256 KiB each), random bytes.
+write_imagenet_standin() {
+  local tree=$run/alluxio/standins/imagenet split shards index
+  [ ! -d "$tree" ] || return 0
+  for split in train:32 validation:4; do
+    shards=${split#*:} split=${split%:*}
+    mkdir -p "$tree.part/$split"
+    for ((index = 0; index < shards; index++)); do
+      head -c 262144 /dev/urandom > "$(printf '%s/%s/%s-%05d-of-%05d' "$tree.part" "$split" "$split" "$index" "$shards")"
+    done
+  done
+  mv "$tree.part" "$tree"
 }
 
 # The node hosts as real nodes: their configuration, the containers, routes between their pod
@@ -384,6 +402,7 @@ up() {
     log "starting the registry and the node hosts as real nodes (containerd, kubelet, kube-proxy): ${nodes[*]}"
     start_registry
     start_real_nodes
+    write_imagenet_standin
     log "starting kwok (for simulated nodes beyond the hosts), the simulated programs and mpi-operator"
     start_kwok 0
   else
