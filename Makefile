@@ -19,7 +19,7 @@ run = PATH="$(venv)/bin:$$PATH"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-cluster-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -86,29 +86,29 @@ molecule: host-image  ## every molecule scenario
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): site.yml, faults, check mode, the runbooks, teardown
+cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): OSS keys, the runbooks on the seeds' stores, the benchmark, the standalone chart
 	$(run) python -m pytest -q --durations=20 tests/cluster
 
 # Its own cluster (FLUIDOPS_CLUSTER_INSTANCE=1, tests/nodes/conftest.py), so that it can also run
 # beside cluster-test's.
-nodes-test: host-image  ## the local cluster's real nodes: kubelets, the local registry, DNS, site.yml whole with inventory/local, the failures made for real
-	$(run) python -m pytest -q --durations=8 tests/nodes
+nodes-test: host-image  ## the local cluster's real nodes: site.yml whole with inventory/local, its phases, faults and check mode, the failures made for real
+	$(run) python -m pytest -q --durations=15 tests/nodes
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
 # run side by side, output kept per target. The static checks take one slot, one after another,
-# galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed. The real nodes' suite starts
-# once the others beside the cluster suite have ended, so that two clusters run at once only with
-# nothing else: each runs Alluxio's JVMs, whose probes and leases have fixed deadlines, and at
-# the start, beside every other suite as well, they ran out.
+# galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed. The real nodes' suite, the
+# longest, starts first; the simulated cluster's once the others beside it have ended, so that two
+# clusters run at once only with nothing else: each runs Alluxio's JVMs, whose probes and leases
+# have fixed deadlines.
 test: deps  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
-	@$(MAKE) --no-print-directory --output-sync=target -j2 cluster-test beside-cluster-test
+	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-beside-cluster-test: deps  ## checks, render-test, integration and molecule side by side, then nodes-test
+beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side, then cluster-test
 	@$(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
-	@$(MAKE) --no-print-directory nodes-test
+	@$(MAKE) --no-print-directory cluster-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
 	@$(MAKE) --no-print-directory -j1 lint unit core-oldest galaxy-import

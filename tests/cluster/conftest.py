@@ -1,5 +1,8 @@
-"""The local cluster comes up once for tests/cluster; test_teardown.py takes it down last. Every
-playbook run is read for warnings after the test that made it (tests/run_warnings.py, autouse)."""
+"""The simulated cluster (FLUIDOPS_NODES=kwok) comes up once for tests/cluster; test_teardown.py
+takes it down last. Every playbook run is read for warnings after the test that made it
+(tests/run_warnings.py, autouse). site.yml's first run, its phases, faults and check mode run on
+the real nodes (tests/nodes); here the deploy runbook converges the seeds' deployment
+(test_phases_workflow.py), for the OSS keys, the NFS baseline, the benchmark and the runbooks."""
 
 import os
 import subprocess
@@ -9,7 +12,7 @@ from kubernetes import config
 
 import cluster_script
 from cluster_script import CLUSTER, NODES, REPO, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
-from playbook import PARTS, run_playbook
+from playbook import PARTS
 from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
 
 CACHE = PARTS  # the local cluster's parts and state
@@ -73,14 +76,3 @@ def kubeconfig(request):
 @pytest.fixture(scope="session")
 def api(kubeconfig):
     return config.new_client_from_config(config_file=kubeconfig)
-
-
-# Extra labels and a taint for the GPU nodes, as a site would set them.
-POOL = {"node_labels_extra": {"fluidops.io/pool": "training"},
-        "fluidops_gpu_node_taints": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
-
-
-@pytest.fixture(scope="session")
-def site_run(kubeconfig):
-    """site.yml run once, whole, against the local cluster: (return code, output), with its events."""
-    return run_playbook("site.yml", extra_vars=dict(POOL, training_progress_interval=2))

@@ -16,7 +16,6 @@ import os
 import pytest
 from kubernetes import client
 
-from conftest import POOL
 from keys import INLINE, PLAIN, VAULTED, leaks, leaks_in_run, vaulted_vars
 from playbook import run_playbook
 
@@ -28,21 +27,24 @@ def secret_value(api, name, key):
 
 @pytest.fixture
 def secrets_put_back(api):
-    """The local inventory's Secret as it was, and no Secret of this test's left, whatever happens."""
+    """The Secrets as they were, whatever happens: the inventory's with its data, if it was there,
+    and none of this test's left."""
     core = client.CoreV1Api(api)
-    data = core.read_namespaced_secret("imagenet-oss", "default").data
+    before = {item.metadata.name: item.data for item in core.list_namespaced_secret("default").items}
     yield
-    core.patch_namespaced_secret("imagenet-oss", "default", {"data": data})
-    if any(item.metadata.name == "leakcheck-oss" for item in core.list_namespaced_secret("default").items):
-        core.delete_namespaced_secret("leakcheck-oss", "default")
+    for name in ("imagenet-oss", "leakcheck-oss"):
+        if name in before:
+            core.patch_namespaced_secret(name, "default", {"data": before[name]})
+        elif name in {item.metadata.name for item in core.list_namespaced_secret("default").items}:
+            core.delete_namespaced_secret(name, "default")
 
 
-def test_no_key_in_the_output_at_vvv_nor_in_the_status_json(api, site_run, secrets_put_back, tmp_path):
+def test_no_key_in_the_output_at_vvv_nor_in_the_status_json(api, secrets_put_back, tmp_path):  # pylint: disable=unused-argument
     path, password = vaulted_vars(tmp_path)
     status = tmp_path / "status.json"
     env = dict(os.environ, ANSIBLE_VAULT_PASSWORD_FILE=str(password))
-    returncode, output = run_playbook("playbooks/datasets.yml", "playbooks/status.yml", extra_vars=dict(
-        POOL, cache_status_json_path=str(status)), extra_files=[str(path)], verbosity=3, env=env, data_dir=tmp_path / "run")
+    returncode, output = run_playbook("playbooks/datasets.yml", "playbooks/status.yml", extra_vars={
+        "cache_status_json_path": str(status)}, extra_files=[str(path)], verbosity=3, env=env, data_dir=tmp_path / "run")
     assert returncode == 0, output[-3000:]
     # Both modes reached the cluster: the keys are in the Secrets, and nowhere else.
     assert secret_value(api, "imagenet-oss", "fs.oss.accessKeyId") == VAULTED["access_key_id"]

@@ -6,14 +6,14 @@ tests do (a dataset that never binds, a deletion a pod holds up, a DataLoad that
 directory with the wrong owner), runs the runbook's Confirm commands, its Fix, then its Verify.
 The last test fails when a runnable block was run by no test.
 
-This file is the operator's workflow on the deployment site_run converged, after
-test_phases_warmup.py: the deploy runbook runs again on it, the others work on it, the benchmark
-runbook makes the dataset again (with its OSS keys inline, at -vvv: no key in the output or the
-reports), and the teardown runbook ends, leaving no Fluid object, PV or PVC for the tests after
-it. Each test leaves the deployment as the next one needs it. Real: apiserver, Helm, Fluid's
-controllers, a real Alluxio, the node hosts. Simulated: the kubelets (no CSI call, no FUSE pod,
-no container runs), training. tests/nodes runs the FUSE and deletion runbooks where pods really
-run."""
+This file is the operator's workflow on the simulated cluster with the seeds' stores
+(inventory/local-simulated): the deploy runbook converges the deployment, over the dataset
+test_phases_secrets.py made, the others work on it, the benchmark runbook makes the dataset again
+(with its OSS keys inline, at -vvv: no key in the output or the reports), and the teardown runbook
+ends, leaving no Fluid object, PV or PVC for the tests after it. Each test leaves the deployment as
+the next one needs it. Real: apiserver, Helm, Fluid's controllers, a real Alluxio, the node hosts.
+Simulated: the kubelets (no CSI call, no FUSE pod, no container runs), training. tests/nodes runs
+the FUSE and deletion runbooks where pods really run."""
 
 import contextlib
 import json
@@ -66,7 +66,7 @@ def dataset(api, name):
 
 def generations(api):
     """The generation of imagenet's Dataset and AlluxioRuntime: it moves when their spec changes,
-    not when Fluid writes their status (every 2 s here)."""
+    not when Fluid writes their status (every 10 s here)."""
     custom = client.CustomObjectsApi(api)
     return {plural: custom.get_namespaced_custom_object(*FLUID, "default", plural, "imagenet")["metadata"]["generation"]
             for plural in ("datasets", "alluxioruntimes")}
@@ -124,18 +124,23 @@ def only_the_deployment(api):
         *FLUID, "default", "datasets")["items"]] == ["imagenet"], seconds=180)
 
 
-def test_deploy(shell, api):
+def test_deploy(shell):
     run(shell, "deploy-reach")
-    # site_run trained with the pool's toleration, which this inventory does not give: the training
-    # job of that other definition goes first, as the deploy runbook says (the bundle does not
-    # replace a job of another definition), and the deployment trains anew.
-    custom = client.CustomObjectsApi(api)
-    jobs, bundles = ("kubeflow.org", "v2beta1", "default", "mpijobs"), "app.kubernetes.io/managed-by=fluidops"
-    for job in custom.list_namespaced_custom_object(*jobs, label_selector=bundles)["items"]:
-        custom.delete_namespaced_custom_object(*jobs, job["metadata"]["name"])
-    # The bundle's only: test_localcluster.py's own MPIJob stays.
-    wait_until(lambda: not custom.list_namespaced_custom_object(*jobs, label_selector=bundles)["items"], seconds=120)
     run(shell, "deploy-site")
+
+
+def test_the_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
+    core = client.CoreV1Api(api)
+    volume = core.read_persistent_volume("nfs-imagenet")
+    assert volume.spec.mount_options == ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard",
+                                         "timeo=600", "retrans=2", "noresvport", "nfsvers=4.1"]
+    assert volume.spec.access_modes == ["ReadOnlyMany"] and volume.spec.capacity["storage"] == "150Gi"
+
+    def bound_claim():
+        claim = core.read_namespaced_persistent_volume_claim("nfs-imagenet", "default")
+        return claim if claim.status.phase == "Bound" else None
+
+    assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
 
 
 def test_verify_shows_the_healthy_deployment(shell):
@@ -145,7 +150,7 @@ def test_verify_shows_the_healthy_deployment(shell):
 
 
 def test_a_dataset_that_never_binds_is_confirmed_fixed_and_verified(shell, api):
-    # The failure: a Dataset without a runtime of its name, as one made by hand (test_phases_warmup.py's).
+    # The failure: a Dataset without a runtime of its name, as one made by hand (tests/nodes/test_phases_warmup.py's).
     objects = client.CustomObjectsApi(api)
     objects.create_namespaced_custom_object(*FLUID, "default", "datasets", {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "orphan"},

@@ -2,7 +2,11 @@
 kubelets and kube-proxy, and every pod really runs. It comes up once for tests/nodes, after the
 VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it down last. It is a
 second instance (FLUIDOPS_CLUSTER_INSTANCE=1: its own state, ports and host containers), so that
-make test runs this suite beside tests/cluster's cluster."""
+make test runs this suite beside tests/cluster's cluster. site.yml runs once, whole, with the local
+inventory (site_run); the test files in name order: test_phases*.py read and change the converged
+deployment and leave it converged, test_real_nodes.py makes the failures and deletes the dataset
+last. Every playbook run of this process takes this cluster (FLUIDOPS_CLUSTER_INSTANCE, which
+inventory/local follows)."""
 
 import os
 import subprocess
@@ -11,8 +15,9 @@ import pytest
 from kubernetes import config
 
 import cluster_script
-from cluster_script import CLUSTER, NODES, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
-from playbook import PARTS
+from cluster_script import CLUSTER, NODES, REPO, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
+from playbook import PARTS, run_playbook
+from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
 
 # The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
 KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
@@ -21,12 +26,24 @@ KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "k
 INSTANCE = int(os.environ.get("FLUIDOPS_CLUSTER_INSTANCE", "1"))
 REAL = dict(os.environ, FLUIDOPS_NODES="real", FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE))
 SUFFIX = "-%d" % INSTANCE if INSTANCE else ""  # of its state directory and kept logs, as instance.sh names them
+CACHE = PARTS  # the local cluster's parts and state
 RUN = os.path.join(PARTS, "run" + SUFFIX)
+os.environ["FLUIDOPS_CLUSTER_INSTANCE"] = str(INSTANCE)
+INVENTORY = os.path.join(REPO, "inventory", "local")
+# An extra label for the GPU nodes, as a site would set it. A taint would keep the cluster's own
+# pods (Fluid's controllers, DNS) off: here every node is a GPU node.
+POOL = {"node_labels_extra": {"fluidops.io/pool": "training"}}
 
 
 def host(node):
     """The podman container of a node host."""
     return cluster_script.host_of(node, INSTANCE)
+
+
+def started_pid(component):
+    """The pid cluster.sh keeps of a process it started (RUN/pids/COMPONENT)."""
+    with open(os.path.join(RUN, "pids", component), encoding="ascii") as handle:
+        return int(handle.read())
 
 
 def cluster(*args):
@@ -70,3 +87,15 @@ def images(kubeconfig):  # pylint: disable=unused-argument,redefined-outer-name 
             with open(os.path.join(folder, name), encoding="ascii") as handle:
                 refs[name] = handle.read().strip()
     return refs
+
+
+@pytest.fixture(scope="session")
+def site_run(kubeconfig):  # pylint: disable=unused-argument,redefined-outer-name
+    """site.yml whole with the local inventory, as make demo runs it, and the pool's label: the
+    node hosts prepared, the nodes labelled, Fluid through Helm with its images from the local
+    registry as from a site's mirror (fluidops_image_registry), its controllers and CSI plugin
+    running; the dataset over the stand-in of ImageNet Bound with its AlluxioRuntime's pods running
+    the Alluxio image, warmed whole by a DataLoad, and the training on it. The finished run."""
+    done = run_playbook("site.yml", extra_vars=POOL)
+    assert done.returncode == 0, done.output[-4000:]
+    return done

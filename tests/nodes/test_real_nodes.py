@@ -15,7 +15,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import INSTANCE, NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
+from conftest import NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
 from playbook import REPO, run_playbook
 from runbook_shell import environment, run
 
@@ -127,14 +127,19 @@ def test_pods_on_two_nodes_reach_each_other_and_the_api_server_by_name(kubeconfi
     assert "10.96.0.1" in log and "reached" in log, log
 
 
-def test_every_pod_runs_an_image_of_the_local_registry_pinned_by_digest(kubeconfig, images):
+def test_every_pod_runs_an_image_built_here_from_the_local_registry(kubeconfig, images):
+    """Every container comes from the local registry and runs an image built here (its digest is
+    one cluster.sh pushed). The cluster's own pods (DNS, the device plugin, mpi-operator) name
+    theirs by digest; the bundle's, as a site's mirror holds them (fluidops_image_registry)."""
     running = pods(kubeconfig, "--all-namespaces")
     digests = {ref.split("@", 1)[1] for ref in images.values()}
     registry = registry_of(images)
     assert running
     for item in running:
         for container in item["spec"]["containers"]:
-            assert container["image"].startswith(registry + "/fluidops/") and "@sha256:" in container["image"], container["image"]
+            assert container["image"].startswith(registry + "/"), container["image"]
+            if item["metadata"]["namespace"] in ("kube-system", "mpi-operator"):
+                assert container["image"].startswith(registry + "/fluidops/") and "@sha256:" in container["image"], container["image"]
         for status in item["status"].get("containerStatuses", []):
             assert status["imageID"].rsplit("@", 1)[1] in digests, status
 
@@ -174,12 +179,6 @@ def events(kubeconfig, kind, name):
                    "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}").stdout
 
 
-def site_env():
-    """The environment of a playbook run against this suite's cluster: the local inventory
-    follows FLUIDOPS_CLUSTER_INSTANCE to its kubeconfig, registry and node hosts."""
-    return dict(os.environ, FLUIDOPS_CLUSTER_INSTANCE=str(INSTANCE))
-
-
 def standin_files(split):
     """{name: bytes} of a split of the dataset's under-store (cluster.sh's stand-in of ImageNet)."""
     folder = os.path.join(STANDIN, split)
@@ -190,25 +189,16 @@ def standin_files(split):
     return files
 
 
+def standin_bytes():
+    """The bytes of the dataset's under-store, every split."""
+    return sum(len(data) for split in ("train", "validation") for data in standin_files(split).values())
+
+
 @pytest.fixture(scope="module")
-def site(kubeconfig):  # pylint: disable=unused-argument
-    """site.yml whole on the real nodes with the local inventory (inventory/local), as make demo
-    runs it: the node hosts prepared, the nodes labelled, Fluid through Helm with its images from
-    the local registry as from a site's mirror (fluidops_image_registry), its controllers and CSI
-    plugin running; the dataset over the stand-in of ImageNet Bound with its AlluxioRuntime's pods
-    running the Alluxio image, warmed whole by a DataLoad, and the training on it. The finished
-    run, {file: md5} of the training split, and the under-store's bytes."""
-    done = run_playbook("site.yml", env=site_env())
-    assert done.returncode == 0, done.output[-4000:]
+def fluid(kubeconfig, site_run):  # pylint: disable=unused-argument
+    """{file: md5} of the training split of the dataset site.yml made Bound (conftest.py)."""
     assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.phase}").stdout == "Bound"
-    size = sum(len(data) for split in ("train", "validation") for data in standin_files(split).values())
-    return {"run": done, "size": size, "sums": {name: hashlib.md5(data).hexdigest() for name, data in standin_files("train").items()}}
-
-
-@pytest.fixture(scope="module")
-def fluid(site):  # pylint: disable=redefined-outer-name
-    """{file: md5} of the files of the dataset site.yml made."""
-    return site["sums"]
+    return {name: hashlib.md5(data).hexdigest() for name, data in standin_files("train").items()}
 
 
 def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
@@ -231,11 +221,11 @@ def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeco
         assert drivers.split() == ["fuse.csi.fluid.io"], (node, drivers)
 
 
-def test_site_yml_prepared_every_real_node_s_host(site):  # pylint: disable=redefined-outer-name
+def test_site_yml_prepared_every_real_node_s_host(site_run):
     """site.yml's node phase reached this cluster's node hosts (the local inventory's containers
     for FLUIDOPS_CLUSTER_INSTANCE), where the kubelets run: each got the inventory's ramfs cache
     mount and tier directories."""
-    changed = site["run"].changed_per_host()
+    changed = site_run.changed_per_host()
     for node in NODES:
         assert changed.get(node, 0) > 0, changed
         mounted = subprocess.run(["podman", "exec", host(node), "findmnt", "-n", "-o", "FSTYPE", "/ram/alluxio"], capture_output=True,
@@ -264,7 +254,7 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     master, worker and, once the reader has mounted the claim, FUSE) is on the list the bundle gives an operator to mirror
     (playbooks/images.yml with the same settings), and is an image built here, by its digest."""
     listed = tmp_path / "images.txt"
-    done = run_playbook("playbooks/images.yml", extra_vars={"fluidops_images_file": str(listed)}, env=site_env())
+    done = run_playbook("playbooks/images.yml", extra_vars={"fluidops_images_file": str(listed)})
     assert done.returncode == 0, done.output[-3000:]
     mirror = set(listed.read_text(encoding="utf-8").split())
     assert mirror and all(image.startswith(registry_of(images) + "/") for image in mirror), mirror
@@ -348,12 +338,12 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
 
 
 def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(  # pylint: disable=redefined-outer-name
-        kubeconfig, site):
+        kubeconfig, site_run):
     """site.yml's warm-up (playbooks/warmup.yml) made the dataset's DataLoad; Fluid's DataLoad
     controller ran its chart's loader Job, whose pod, on a real node, ran alluxio_dataload.sh with
     the Alluxio image's CLI against the runtime's real master; the warm-up waited until the cache
     held 100%."""
-    assert "Warm the dataset caches" in site["run"].plays(), site["run"].plays()
+    assert "Warm the dataset caches" in site_run.plays(), site_run.plays()
     assert ended(kubeconfig, "dataload", DATASET + "-warmup", ("Complete", "Failed"), 5) == "Complete"
     conditions = json.loads(kubectl(kubeconfig, "get", "dataload", DATASET + "-warmup", "-o", "jsonpath={.status.conditions}").stdout)
     assert [(condition["type"], condition["status"]) for condition in conditions] == [("Complete", "True")], conditions
@@ -365,12 +355,12 @@ def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distrib
     assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
 
 
-def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(site, tmp_path):  # pylint: disable=redefined-outer-name
+def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path):  # pylint: disable=redefined-outer-name,unused-argument
     """playbooks/status.yml after the warm-up: the dataset Bound, its runtime's master and worker
     ready, the cache's capacity the one worker's tier, and every byte of the files cached, as the
     real Alluxio counted them (Fluid reads them from the master)."""
     report = tmp_path / "status.json"
-    done = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)}, env=site_env())
+    done = run_playbook("playbooks/status.yml", extra_vars={"cache_status_json_path": str(report)})
     assert done.returncode == 0, done.output[-3000:]
     [dataset] = [item for item in json.loads(report.read_text(encoding="utf-8"))["datasets"] if item["name"] == DATASET]
     assert dataset["phase"] == "Bound" and dataset["runtime_kind"] == "AlluxioRuntime", dataset
@@ -378,7 +368,7 @@ def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(site, tmp_path):
     assert (runtime["master"]["phase"], runtime["worker"]["phase"], runtime["worker"]["ready"]) == ("Ready", "Ready", 1), runtime
     assert dataset["cached_percentage"] == 100.0, dataset
     assert dataset["cache_capacity_bytes"] == 32 * 1024 * 1024, dataset
-    size = site["size"]
+    size = standin_bytes()
     # Fluid writes sizes with two decimals (1.75MiB): within that rounding.
     assert abs(dataset["cached_bytes"] - size) <= 0.01 * size, (dataset["cached_bytes"], size)
     assert DATASET in done.output and "100.0%" in done.output, done.output[-3000:]
@@ -412,13 +402,13 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
 
 
 def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(  # pylint: disable=redefined-outer-name
-        kubeconfig, site):
+        kubeconfig, fluid, site_run):
     """site.yml's training (playbooks/train.yml) with the training image built here: mpi-operator
     started the launcher once the workers' sshd ran; its mpirun started one rank per (SIMULATED)
     GPU on the workers over SSH, two workers of two; each rank read the dataset's files through the
     claim, and the job's rate, read by the module from the real log, stays within the simulated
     GPUs' (4 x 200 images/sec)."""
-    [result] = site["run"].results(task="Run the training as an MPIJob and read its throughput")
+    [result] = site_run.results(task="Run the training as an MPIJob and read its throughput")
     outcome = result["res"]
     assert outcome["state"] == "Succeeded", outcome
     throughput = outcome["throughput"]
@@ -431,7 +421,7 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     hosts = sorted(re.findall(r"<stdout>:Rank: +\d of 4 on (\S+)", log))
     assert hosts == [job + "-worker-0"] * 2 + [job + "-worker-1"] * 2, log[-3000:]
     reads = re.findall(r"<stdout>:Input: .*", log)
-    assert len(reads) == 4 and all("read from %d files" % len(site["sums"]) in line for line in reads), reads
+    assert len(reads) == 4 and all("read from %d files" % len(fluid) in line for line in reads), reads
     # cleanPodPolicy Running: the workers went with the job's end, so none holds the claim.
     assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % job)
 

@@ -261,13 +261,14 @@ start_fluid_controllers() {
   ln -sfn "$cache/fluid/charts" "$home/charts"
   # FLUID_RUNTIME_RECONCILE_DURATION (default 90 s) and FLUID_SYNC_RETRY_DURATION (default 5 s,
   # the chart's 15 s) are how often a Ready runtime refreshes its dataset's cache states: every
-  # 2 s here, so a warm-up shows its progress within the tests' time.
+  # 10 s here, as inventory/local sets them on the real nodes, so a warm-up shows its progress
+  # within the tests' time. Each refresh runs the alluxio CLI, a JVM.
   # The rest is what the chart's Deployments give them (templates/controller/*.yaml at the chart's
   # defaults): without MOUNT_ROOT the FUSE mounts under /alluxio, where the CSI plugin never looks.
   local fluid_env=(env KUBECONFIG="$kubeconfig" HOME="$home" TMPDIR="$home/tmp" PATH="$home/bin:$PATH"
     HELM_DRIVER=configmap MY_POD_NAMESPACE=fluid-system FLUID_WORKDIR="$home/tmp" MOUNT_ROOT=/runtime-mnt
     CRITICAL_FUSE_POD=true ALLUXIO_MOUNT_CONFIG_STORAGE=configmap
-    FLUID_RUNTIME_RECONCILE_DURATION=2 FLUID_SYNC_RETRY_DURATION=1s)
+    FLUID_RUNTIME_RECONCILE_DURATION=10 FLUID_SYNC_RETRY_DURATION=10s)
   start_restarting fluid-dataset-controller "${fluid_env[@]}" "$cache/fluid-controllers/dataset-controller" start \
     --development=false --metrics-addr "$fluid_dataset_metrics"
   start_restarting fluid-alluxioruntime-controller "${fluid_env[@]}" "$cache/fluid-controllers/alluxioruntime-controller" start \

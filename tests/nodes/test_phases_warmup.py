@@ -1,7 +1,8 @@
-"""Warm-up and cache status against the local cluster: Fluid's real dataset, DataLoad and
-AlluxioRuntime controllers and a real Alluxio; the loader pod's script (Fluid's
-alluxio_dataload.sh) runs the real `alluxio fs distributedLoad` from this machine
-(tools/localcluster/simulator.py), over a local stand-in of the dataset's OSS bucket."""
+"""Warm-up and cache status against the local cluster's real nodes: Fluid's real dataset,
+DataLoad and AlluxioRuntime controllers, the runtime's Alluxio in pods, and the DataLoad's loader
+pod running Fluid's alluxio_dataload.sh with the real `alluxio fs distributedLoad`, over the
+stand-in of ImageNet the local inventory's dataset reads. The training's run on it is
+test_real_nodes.py's."""
 
 import json
 import re
@@ -26,36 +27,16 @@ def dataset(api, name):
     return client.CustomObjectsApi(api).get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", name)
 
 
-def test_site_warms_the_cache_to_the_threshold_and_shows_it_rising(api, site_run):
-    returncode, output = site_run
-    assert returncode == 0, output[-3000:]
-    # Progress lines while the DataLoad runs, each with the dataset's cached percentage.
-    seen = [float(p) for p in re.findall(r"DataLoad imagenet-warmup Executing, dataset imagenet ([0-9.]+)% cached", output)]
-    # Rising while the loader runs. The script loads /imagenet/train, then /imagenet/validation, with
-    # four CLI runs between them (ls, setReplication, ls -R, distributedLoad), so the progress
-    # polled every 3 s shows the train part (32 of 36 MiB) before the whole.
-    assert seen == sorted(seen) and len({p for p in seen if 0 < p < 100}) >= 1, output
+def test_site_warms_the_cache_to_the_threshold_and_shows_its_progress(api, site_run):
+    assert site_run.returncode == 0, site_run.output[-3000:]
+    output = site_run.output
+    # Progress lines while the DataLoad runs, each with the dataset's cached percentage, never
+    # falling. Fluid looks at the loader's Job every 20 s, so there is one at least; how far along
+    # each is depends on the machine (the loader fills 9 MiB in seconds).
+    seen = [float(p) for p in re.findall(r"DataLoad imagenet-warmup \S+, dataset imagenet ([0-9.]+)% cached", output)]
+    assert seen and seen == sorted(seen), output
     assert "imagenet: DataLoad Complete" in folded(output)
-    assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) >= 95
-
-
-def test_site_trains_to_a_succeeded_mpijob_and_reads_its_simulated_log(api, site_run):
-    returncode, output = site_run
-    job = client.CustomObjectsApi(api).get_namespaced_custom_object(
-        "kubeflow.org", "v2beta1", "default", "mpijobs", "horovod-resnet50-v2-4x8-fluid")
-    assert {c["type"]: c["status"] for c in job["status"]["conditions"]}["Succeeded"] == "True"
-    worker = job["spec"]["mpiReplicaSpecs"]["Worker"]
-    assert worker["replicas"] == 4 and job["spec"]["slotsPerWorker"] == 8
-    assert worker["template"]["spec"]["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}}]
-    env = {e["name"]: e["value"] for e in worker["template"]["spec"]["containers"][0]["env"]}
-    assert env == {"DATA_DIR": "/data/imagenet", "num_batch": "1000", "datasets_num_private_threads": "8"}
-    assert "MPIJob horovod-resnet50-v2-4x8-fluid Running" in output
-    line = re.search(r"Succeeded in [0-9.]+ s; images/sec at step 1000: ([0-9.]+), at the last step 14000: ([0-9.]+) \(SIMULATED\)",
-                     folded(output))
-    assert line, output[-3000:]
-    # Warm cache: the seeds' 4x8 job-wide figures, 20859.5 at step 1000 and 21329 at the end, summed
-    # over the 32 ranks' lines, within the simulation's noise.
-    assert 19500 < float(line.group(1)) < 22000 and 20000 < float(line.group(2)) < 22500
+    assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) == 100
 
 
 @pytest.fixture
@@ -75,14 +56,14 @@ def test_status_prints_the_table_and_writes_json_and_text(api, no_runtime, tmp_p
     assert returncode == 0, output[-3000:]
     # The same tables in the output and in the text file (make demo ends with it).
     for shown in (output, text.read_text()):
-        # The real master's figures: the stand-in bucket (36 MiB), all of it cached, two 1Gi workers.
-        assert re.search(r"imagenet\s+36\.00MiB\s+36\.00MiB\s+2\.00GiB\s+100\.0%\s+Bound", shown), shown
-        # No fuse pod: Fluid starts one where the CSI plugin mounts the dataset, and no kubelet mounts here.
-        assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", shown), shown
+        # The real master's figures: the stand-in (9 MiB), all of it cached, one worker's 32Mi tier.
+        assert re.search(r"imagenet\s+9\.00MiB\s+9\.00MiB\s+32\.00MiB\s+100\.0%\s+Bound", shown), shown
+        # A FUSE pod on each node where a pod has the claim mounted, if any (the training's have ended).
+        assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 1/1\s+\S+ (\d+)/\1", shown), shown
     assert text.read_text().startswith("namespace default:\nNAME ")
     datasets = {d["name"]: d for d in json.loads(report.read_text())["datasets"]}
     imagenet = datasets["imagenet"]
-    assert (imagenet["phase"], imagenet["cached_percentage"], imagenet["runtime"]["worker"]["ready"]) == ("Bound", 100.0, 4)
+    assert (imagenet["phase"], imagenet["cached_percentage"], imagenet["runtime"]["worker"]["ready"]) == ("Bound", 100.0, 1)
     # The gate names the dataset that is not Bound.
     assert datasets[no_runtime]["phase"] == "NotBound"
     returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_require_bound": True})

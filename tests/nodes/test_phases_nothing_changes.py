@@ -1,13 +1,13 @@
 """What must change nothing changes nothing: a run with a GPU host that cannot be reached (the
 failure policy: any_errors_fatal from preflight on). The cluster's objects and the node hosts are
 compared with what they were. Check mode on every playbook is test_phases_collection.py's, run by
-the collection names. Real apiserver, Helm, Fluid controllers and hosts; simulated kubelets."""
+the collection names. Real apiserver, Helm, Fluid controllers, hosts and kubelets."""
 
 import shutil
 
 import yaml
 
-from conftest import INVENTORY, NODES, POOL
+from conftest import INVENTORY, NODES, POOL, host
 from playbook import run_playbook
 from state import cluster_state, host_state
 
@@ -19,7 +19,7 @@ def test_an_unreachable_gpu_host_stops_the_run_before_any_host_or_the_cluster_ch
     hosts = yaml.safe_load((inventory / "hosts.yml").read_text())
     hosts["all"]["children"]["gpu_nodes"]["hosts"]["gpu-node-gone"] = None
     (inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))
-    before, hosts_before = cluster_state(api), {name: host_state(name) for name in NODES}
+    before, hosts_before = cluster_state(api), {name: host_state(host(name)) for name in NODES}
     run = run_playbook("site.yml", inventory=str(inventory), extra_vars=dict(
         POOL, node_labels_extra={"fluidops.io/pool": "inference"}))
     assert run.returncode != 0
@@ -27,4 +27,4 @@ def test_an_unreachable_gpu_host_stops_the_run_before_any_host_or_the_cluster_ch
     # The policy: preflight's node play has any_errors_fatal, so no later play starts.
     assert not {"Prepare the GPU nodes", "Label the GPU nodes in Kubernetes"} & set(run.plays()), run.plays()
     assert cluster_state(api) == before
-    assert {name: host_state(name) for name in NODES} == hosts_before
+    assert {name: host_state(host(name)) for name in NODES} == hosts_before

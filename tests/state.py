@@ -1,5 +1,5 @@
 """What a run could change, read so that two readings compare equal when nothing was written:
-the cluster's objects (tests/cluster) and a node host's OS state."""
+a local cluster's objects and a node host's OS state."""
 
 import hashlib
 import json
@@ -39,5 +39,6 @@ def cluster_state(api):
     return state
 
 
-def host_state(name):
-    return subprocess.run(["podman", "exec", name, "sh", "-c", HOST_STATE], capture_output=True, text=True, check=True).stdout
+def host_state(container):
+    """The OS state of the node host in podman's CONTAINER."""
+    return subprocess.run(["podman", "exec", container, "sh", "-c", HOST_STATE], capture_output=True, text=True, check=True).stdout
