@@ -247,21 +247,22 @@ def test_the_shipped_schemas_are_those_of_the_pinned_versions(tmp_path):
     assert not stale, "plugins/plugin_utils/schemas is not what the pinned versions give (run make schemas): %s" % ", ".join(stale)
 
 
-def earlier_render(rendered, directory):
-    """A copy of the local inventory's render (the rendered fixture's): what an earlier run left."""
-    shutil.copytree(rendered["local"][0], directory)
+def earlier_render(rendered, directory, name="local"):
+    """A copy of an inventory's render (the rendered fixture's): what an earlier run left."""
+    shutil.copytree(rendered[name][0], directory)
     return directory
 
 
 def test_a_second_render_changes_nothing_and_removes_what_is_gone(rendered, tmp_path):
-    directory = earlier_render(rendered, tmp_path / "out")
+    # The simulated cluster's inventory: its baseline NFS volume is not one of the datasets.
+    directory = earlier_render(rendered, tmp_path / "out", "local-simulated")
     before = {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))}
-    second = render(INVENTORIES["local"], directory)
+    second = render(INVENTORIES["local-simulated"], directory)
     assert second.returncode == 0, second.output
     assert set(second.changed_per_host().values()) == {0}, second.tasks("changed")
     assert {path: open(path, encoding="utf-8").read() for path in glob.glob(str(directory / "*.yaml"))} == before
     # Without the datasets their files go; the rest stays.
-    returncode, output = render(INVENTORIES["local"], directory, {"datasets_list": []})
+    returncode, output = render(INVENTORIES["local-simulated"], directory, {"datasets_list": []})
     assert returncode == 0, output
     names = sorted(os.path.basename(path) for path in glob.glob(str(directory / "*.yaml")))
     assert "dataset_default_imagenet.yaml" not in names and "alluxioruntime_default_imagenet.yaml" not in names
