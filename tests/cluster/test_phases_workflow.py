@@ -271,9 +271,13 @@ def test_the_fuse_commands_on_a_pod_using_the_dataset(shell, api):
         assert re.search(r"imagenet\s+AlluxioRuntime\s+Ready 1/1\s+Ready 4/4\s+Ready 0/0", run(fuse, "fuse-status"))
         run(fuse, "fuse-describe-pod")
         assert "No resources found" in run(fuse, "fuse-on-node")
-        # The master's commands on a healthy deployment: 1/1, and starting it changes nothing.
-        for block_id in ("fuse-master", "fuse-pods", "fuse-restart", "fuse-master-start", "fuse-app-pod"):
+        # The master's commands on a healthy deployment: 1/1, and starting it changes nothing but
+        # the pod it deletes (the Fix deletes the pods that wait); the cache is freed, no FUSE pod
+        # is there to start again.
+        for block_id in ("fuse-master", "fuse-pods", "fuse-restart", "fuse-master-start", "fuse-master-clear"):
             run(fuse, block_id)
+    with app_pod(api, "reader") as pod:
+        run(dict(shell, POD=pod.metadata.name, NODE=pod.spec.node_name), "fuse-app-pod")
 
 
 def test_rotating_the_oss_keys_makes_the_dataset_again_with_them(shell, api, tmp_path):

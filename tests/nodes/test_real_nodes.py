@@ -379,7 +379,11 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
     """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
     scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
     ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
-    Fix starts the master, and the pod runs with the dataset's bytes."""
+    Fix deletes the pod, starts the master, frees the cache the old master's blocks are in and
+    starts the FUSE pods again, and the pod, started again, runs with the dataset's bytes. Without
+    the cache freed, a new FUSE pod read 2 of the 32 files with other files' bytes: the new master
+    (its journal in an emptyDir) numbers the blocks afresh. The deletion test after this one reads
+    the dataset on another node."""
     node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
     kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
     kubectl(kubeconfig, "wait", "--for=delete", "pod/%s-master-0" % DATASET, "--timeout=300s")
@@ -395,6 +399,8 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
         assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
         run(stuck, "fuse-master", state="symptom")
         run(stuck, "fuse-master-start")
+        run(stuck, "fuse-master-clear")
+    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity", node=node, volumes=[("data", DATASET)])):
         kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/waiting", "--timeout=600s")
         run(stuck, "fuse-app-pod")
         wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "waiting").stdout) == fluid, 120, every=1,
