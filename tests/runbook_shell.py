@@ -13,6 +13,10 @@ from runbooks import missing, runnable_blocks
 
 BLOCKS = runnable_blocks()
 RAN = {}  # block id -> the states ("healthy", "symptom", "other") it was run in
+# The runbooks on the seeds' stores (OSS keys, the NFS baseline), which only the simulated
+# cluster's inventory has: tests/cluster runs them, tests/nodes every other.
+ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md", "docs/runbooks/benchmark.md", "docs/runbooks/rotate-oss-credentials.md",
+                        "docs/runbooks/recreate-dataset.md")
 
 
 def environment(kubeconfig, tools, **variables):
@@ -49,3 +53,8 @@ def run(env, *ids, state="healthy", fails=False):
         assert missing(output, wanted) == [], "%s lacks %s\n%s" % (block.where, missing(output, wanted), shown)
         RAN.setdefault(block.id, []).append(state)
     return output
+
+
+def not_run(runbook):
+    """The runnable blocks of the runbooks ``runbook(path)`` picks that this process ran in no test."""
+    return sorted(block.where for block in BLOCKS.values() if runbook(block.file) and block.id not in RAN)

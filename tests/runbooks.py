@@ -1,7 +1,7 @@
 """The runbooks in docs/runbooks as data, for the tests that keep them true.
 
 A runbook is a Markdown file. A fenced block whose info string reads ``sh runnable id=<id>`` is a
-command the cluster tests run against the local cluster (tests/cluster/test_phases_workflow.py); a
+command the cluster tests run against the local cluster (tests/nodes/test_runbooks.py and others); a
 ``text expect`` block right after it lists lines its output holds on a healthy cluster, and a
 ``text symptom`` block lines it shows while the failure the runbook is about is present. Every
 other block (plain ``sh``, ``yaml``, ``text``) is for reading only: edits of the inventory and

@@ -360,11 +360,22 @@ def execute_module(module, client):
         module.exit_json(**result)
     if phase_of(dataload) == "Complete" and below(after, threshold):
         module.fail_json(msg="DataLoad %s/%s is Complete but dataset %s is %s%% cached %.0f s after it completed, below the %s%% "
-                             "asked for (cache capacity %s, UFS %s): raise the tier quotas or the replicas, or lower "
-                             "cached_percentage" % (namespace, name, params["dataset"], after["cached_percentage"],
-                                                    max(completed_seconds_ago(dataload), refresh_waited), threshold,
-                                                    after["cache_capacity"], after["ufs_total"]), **result)
+                             "asked for (cache capacity %s, UFS %s): %s" % (
+                                 namespace, name, params["dataset"], after["cached_percentage"],
+                                 max(completed_seconds_ago(dataload), refresh_waited), threshold, after["cache_capacity"],
+                                 after["ufs_total"], short_cache_advice(after, name)), **result)
     module.exit_json(**result)
+
+
+def short_cache_advice(summary, name):
+    """What to do about a cache below the threshold after a Complete load: a cache smaller than the
+    data cannot hold it; one large enough lost blocks after the load (freed, evicted, a worker made
+    again or scaled in), and a Complete DataLoad is never run again."""
+    capacity, ufs = summary["cache_capacity_bytes"], summary["ufs_total_bytes"]
+    if capacity is not None and ufs is not None and capacity >= ufs:
+        return ("the cache holds the data but lost blocks after the load completed: delete the DataLoad %s and warm up "
+                "again" % name)
+    return "raise the tier quotas or the replicas, or lower cached_percentage"
 
 
 def main():

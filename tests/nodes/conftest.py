@@ -4,10 +4,11 @@ VM-wide sysctls the kubelet would set are read, and test_zz_down.py takes it dow
 second instance (FLUIDOPS_CLUSTER_INSTANCE=1: its own state, ports and host containers), so that
 make test runs this suite beside tests/cluster's cluster. site.yml runs once, whole, with the local
 inventory (site_run); the test files in name order: test_phases*.py read and change the converged
-deployment and leave it converged, test_real_nodes.py makes the failures and deletes the dataset
-last. Every playbook run of this process takes this cluster (FLUIDOPS_CLUSTER_INSTANCE, which
-inventory/local follows)."""
+deployment and leave it converged, test_real_nodes.py makes the failures, test_runbooks.py follows
+the runbooks and tears the deployment down. Every playbook run of this process takes this cluster
+(FLUIDOPS_CLUSTER_INSTANCE, which inventory/local follows)."""
 
+import hashlib
 import os
 import subprocess
 
@@ -17,7 +18,9 @@ from kubernetes import config
 import cluster_script
 from cluster_script import CLUSTER, NODES, REPO, wait_until  # noqa: F401  pylint: disable=unused-import  # the tests' imports
 from playbook import PARTS, run_playbook
+from pods import DATASET, kubectl
 from run_warnings import no_unlisted_warnings  # noqa: F401  pylint: disable=unused-import
+from runbook_shell import environment
 
 # The six the kubelet checks (pkg/kubelet/cm/container_manager_linux.go, setupKernelTunables).
 KUBELET_SYSCTLS = ["vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
@@ -33,6 +36,8 @@ INVENTORY = os.path.join(REPO, "inventory", "local")
 # An extra label for the GPU nodes, as a site would set it. A taint would keep the cluster's own
 # pods (Fluid's controllers, DNS) off: here every node is a GPU node.
 POOL = {"node_labels_extra": {"fluidops.io/pool": "training"}}
+# The dataset's under-store: the stand-in of ImageNet cluster.sh up wrote, which the node hosts mount.
+STANDIN = os.path.join(RUN, "alluxio", "standins", DATASET)
 
 
 def host(node):
@@ -48,6 +53,21 @@ def started_pid(component):
 
 def cluster(*args):
     return cluster_script.cluster(*args, env=REAL)
+
+
+def standin_files(split):
+    """{name: bytes} of a split of the dataset's under-store."""
+    folder = os.path.join(STANDIN, split)
+    files = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as handle:
+            files[name] = handle.read()
+    return files
+
+
+def standin_bytes():
+    """The bytes of the dataset's under-store, every split."""
+    return sum(len(data) for split in ("train", "validation") for data in standin_files(split).values())
 
 
 def read_sysctls():
@@ -99,3 +119,18 @@ def site_run(kubeconfig):  # pylint: disable=unused-argument,redefined-outer-nam
     done = run_playbook("site.yml", extra_vars=POOL)
     assert done.returncode == 0, done.output[-4000:]
     return done
+
+
+@pytest.fixture(scope="session")
+def fluid(kubeconfig, site_run):  # pylint: disable=unused-argument,redefined-outer-name
+    """{file: md5} of the training split of the dataset site.yml made Bound."""
+    assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.phase}").stdout == "Bound"
+    return {name: hashlib.md5(data).hexdigest() for name, data in standin_files("train").items()}
+
+
+@pytest.fixture(scope="session")
+def shell(kubeconfig, tmp_path_factory):  # pylint: disable=redefined-outer-name
+    """The runbooks' commands' environment (tests/runbook_shell.py), with the index's variables
+    as this cluster has them (docs/runbooks/README.md)."""
+    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), INVENTORY=os.path.relpath(INVENTORY, REPO), NS="default",
+                       DATASET=DATASET)

@@ -2,84 +2,21 @@
 registry, on a routed pod network with cluster DNS; the GPUs are SIMULATED by a device plugin.
 Fluid's chart runs its CSI plugin, and an AlluxioRuntime's master, worker and FUSE pods run
 Alluxio from Fluid's runtime chart; a plain pod reads the dataset through CSI and FUSE. The FUSE
-and deletion runbooks' failures are made for real and followed through their commands."""
+runbook's failures are made for real and followed through its commands (test_runbooks.py, the
+other runbooks)."""
 
-import contextlib
-import hashlib
 import json
 import os
 import re
 import subprocess
 
-import pytest
 import yaml
 from kubernetes import client
 
-from conftest import NODES, PARTS, RUN, cluster, host, read_sysctls, wait_until
+from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wait_until
 from playbook import REPO, run_playbook
-from runbook_shell import environment, run
-
-KUBE = os.path.join(PARTS, "kube")
-# The local inventory's dataset (inventory/local), over the stand-in of ImageNet cluster.sh wrote.
-DATASET = "imagenet"
-STANDIN = os.path.join(RUN, "alluxio", "standins", DATASET)
-# A pod's reading of the training split through the claim, mounted at /data: md5sum's lines.
-READ = "cd /data/%s/train && md5sum *" % DATASET
-
-
-def kubectl(kubeconfig, *args, stdin=None, check=True):
-    done = subprocess.run([KUBE, "kubectl", "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
-                          text=True, check=False)
-    assert not check or done.returncode == 0, "kubectl %s: %s" % (" ".join(args), done.stderr)
-    return done
-
-
-def apply(kubeconfig, *objects):
-    kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump_all(objects))
-
-
-def pod(name, image, command, node=None, volumes=(), limits=None, propagation="None"):
-    # A shell as PID 1 ignores SIGTERM: without a short grace period each deletion waits 30 s.
-    spec = {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1,
-            "containers": [{"name": "main", "image": image, "command": ["sh", "-c", command],
-                            "volumeMounts": [{"name": volume, "mountPath": "/" + volume, "mountPropagation": propagation}
-                                             for volume, _claim in volumes],
-                            "resources": {"limits": limits or {}}}],
-            "volumes": [{"name": volume, "persistentVolumeClaim": {"claimName": claim}} for volume, claim in volumes]}
-    if node:
-        spec["nodeName"] = node
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": spec}
-
-
-def ended(kubeconfig, kind, name, phases, seconds):
-    """The object's status.phase once it is one of PHASES, read once per look."""
-    def phase():
-        value = kubectl(kubeconfig, "get", kind, name, "-o", "jsonpath={.status.phase}").stdout
-        return value if value in phases else None
-    return wait_until(phase, seconds, every=1, what="%s %s ending" % (kind, name))
-
-
-def pods(kubeconfig, *selection):
-    """The pods kubectl get pods SELECTION lists, as objects."""
-    return json.loads(kubectl(kubeconfig, "get", "pods", *selection, "-o", "json").stdout)["items"]
-
-
-def registry_of(images):
-    """The local registry's address, where the images built here are pushed."""
-    return next(iter(images.values())).split("/", 1)[0]
-
-
-def read_sums(log):
-    """{file: md5} of md5sum's lines."""
-    return dict(reversed(line.split()) for line in log.splitlines() if line.strip())
-
-
-def finished(kubeconfig, name, seconds=300):
-    """The pod's log once it has ended; its phase must be Succeeded."""
-    phase = ended(kubeconfig, "pod", name, ("Succeeded", "Failed"), seconds)
-    log = kubectl(kubeconfig, "logs", name).stdout
-    assert phase == "Succeeded", "pod %s %s:\n%s\n%s" % (name, phase, log, kubectl(kubeconfig, "describe", "pod", name).stdout[-3000:])
-    return log
+from pods import DATASET, KUBE, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
+from runbook_shell import run
 
 
 def test_four_real_nodes_of_containerd_and_the_pinned_kubelet(api):
@@ -144,64 +81,7 @@ def test_every_pod_runs_an_image_built_here_from_the_local_registry(kubeconfig, 
             assert status["imageID"].rsplit("@", 1)[1] in digests, status
 
 
-@pytest.fixture(scope="module")
-def shell(kubeconfig, tmp_path_factory):
-    """The runbooks' commands' environment (tests/runbook_shell.py), for this suite's dataset."""
-    return environment(kubeconfig, tmp_path_factory.mktemp("tools"), INVENTORY="inventory/local", NS="default", DATASET=DATASET)
-
-
-def fuse_pods(kubeconfig):
-    """{node: FUSE pod} of the dataset."""
-    items = pods(kubeconfig, "-l", "release=%s,role=alluxio-fuse" % DATASET)
-    return {item["spec"].get("nodeName"): item for item in items}
-
-
-def dataset_mounts(node):
-    """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
-    table = subprocess.run(["podman", "exec", host(node), "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True, text=True,
-                           check=True).stdout
-    return [line for line in table.splitlines() if "/default/%s/" % DATASET in line or "default-" + DATASET in line]
-
-
-@contextlib.contextmanager
-def running_pod(kubeconfig, manifest):
-    """The pod applied; deleted afterwards, the test passed or not, so that it holds no claim for
-    the tests after it."""
-    apply(kubeconfig, manifest)
-    try:
-        yield
-    finally:
-        kubectl(kubeconfig, "delete", "pod", manifest["metadata"]["name"], "--wait=true", "--ignore-not-found", check=False)
-
-
-def events(kubeconfig, kind, name):
-    return kubectl(kubeconfig, "get", "events", "--field-selector", "involvedObject.kind=%s,involvedObject.name=%s" % (kind, name),
-                   "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}").stdout
-
-
-def standin_files(split):
-    """{name: bytes} of a split of the dataset's under-store (cluster.sh's stand-in of ImageNet)."""
-    folder = os.path.join(STANDIN, split)
-    files = {}
-    for name in sorted(os.listdir(folder)):
-        with open(os.path.join(folder, name), "rb") as handle:
-            files[name] = handle.read()
-    return files
-
-
-def standin_bytes():
-    """The bytes of the dataset's under-store, every split."""
-    return sum(len(data) for split in ("train", "validation") for data in standin_files(split).values())
-
-
-@pytest.fixture(scope="module")
-def fluid(kubeconfig, site_run):  # pylint: disable=unused-argument
-    """{file: md5} of the training split of the dataset site.yml made Bound (conftest.py)."""
-    assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.phase}").stdout == "Bound"
-    return {name: hashlib.md5(data).hexdigest() for name, data in standin_files("train").items()}
-
-
-def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name,unused-argument
+def test_the_controllers_run_in_pods_and_fluid_s_csi_plugin_on_every_node(kubeconfig, fluid, images):  # pylint: disable=unused-argument
     """Fluid's controllers are its chart's pods and mpi-operator's its manifests' (none runs out of
     cluster), each running the image built here, and the kubelets registered Fluid's CSI plugin."""
     for namespace, deployment, image in (("fluid-system", "dataset-controller", "fluid-controllers"),
@@ -234,7 +114,7 @@ def test_site_yml_prepared_every_real_node_s_host(site_run):
         assert subprocess.run(["podman", "exec", host(node), "test", "-d", "/var/lib/docker/alluxio"], check=False).returncode == 0, node
 
 
-def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, fluid, images):  # pylint: disable=redefined-outer-name
+def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, fluid, images):
     # On the FUSE crash test's node: the ContainerCreating test needs one where no pod mounted the claim.
     apply(kubeconfig, pod("reader", images["alluxio"], READ, node="gpu-node-3", volumes=[("data", DATASET)]))
     read = read_sums(finished(kubeconfig, "reader", 600))
@@ -248,7 +128,7 @@ def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, 
     assert kubectl(kubeconfig, "get", "pvc", DATASET, "-o", "jsonpath={.spec.volumeName}").stdout == "default-" + DATASET
 
 
-def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=redefined-outer-name,unused-argument
+def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=unused-argument
         kubeconfig, fluid, images, tmp_path):
     """Every image the pods of the bundle's Fluid run (its controllers and CSI plugin, the runtime's
     master, worker and, once the reader has mounted the claim, FUSE) is on the list the bundle gives an operator to mirror
@@ -269,7 +149,7 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     assert {"alluxio-master", "alluxio-worker", "alluxio-fuse"} <= roles, roles
 
 
-def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=redefined-outer-name,unused-argument
+def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=unused-argument
     """The dataset's dl-training profile (roles/fluidops/defaults/main/tuning_profiles.yml), read
     from the running JVMs' command lines, not from the manifests: every property in each process
     (Fluid's chart passes them as -D options), each component's JVM options, the FUSE options."""
@@ -295,7 +175,7 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
     assert "/runtime-mnt/alluxio/default/%s/alluxio-fuse" % DATASET in processes["fuse"], processes["fuse"]
 
 
-def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
+def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):
     """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the FUSE JVM killed on a
     node, as the OOM killer would, under two pods that mount the claim. The FUSE container
     restarts in its pod and mounts again (over what the dead one left). With FUSE recovery on
@@ -337,7 +217,7 @@ def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, ima
                    what="the pod's md5sum of the dataset")
 
 
-def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(  # pylint: disable=redefined-outer-name
+def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distributed_load(
         kubeconfig, site_run):
     """site.yml's warm-up (playbooks/warmup.yml) made the dataset's DataLoad; Fluid's DataLoad
     controller ran its chart's loader Job, whose pod, on a real node, ran alluxio_dataload.sh with
@@ -355,7 +235,7 @@ def test_the_bundle_s_warmup_runs_a_loader_pod_that_fills_the_cache_with_distrib
     assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
 
 
-def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path):  # pylint: disable=redefined-outer-name,unused-argument
+def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path):  # pylint: disable=unused-argument
     """playbooks/status.yml after the warm-up: the dataset Bound, its runtime's master and worker
     ready, the cache's capacity the one worker's tier, and every byte of the files cached, as the
     real Alluxio counted them (Fluid reads them from the master)."""
@@ -374,7 +254,7 @@ def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path)
     assert DATASET in done.output and "100.0%" in done.output, done.output[-3000:]
 
 
-def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(  # pylint: disable=redefined-outer-name
+def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(
         kubeconfig, fluid, images, shell):
     """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
     scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
@@ -407,7 +287,7 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
                    what="the pod's md5sum of the dataset")
 
 
-def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(  # pylint: disable=redefined-outer-name
+def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(
         kubeconfig, fluid, site_run):
     """site.yml's training (playbooks/train.yml) with the training image built here: mpi-operator
     started the launcher once the workers' sshd ran; its mpirun started one rank per (SIMULATED)
@@ -430,28 +310,3 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     assert len(reads) == 4 and all("read from %d files" % len(fluid) in line for line in reads), reads
     # cleanPodPolicy Running: the workers went with the job's end, so none holds the claim.
     assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % job)
-
-
-def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):  # pylint: disable=redefined-outer-name
-    """docs/runbooks/troubleshooting/dataset-stuck-terminating.md with a pod that really mounts the
-    claim: the dataset deleted under it is held (it still reads), Confirm's commands show why,
-    stopping the pod lets the dataset, its claim and runtime go, and no FUSE mount is left on
-    any node. Last: the dataset is gone afterwards."""
-    with running_pod(kubeconfig, pod("notebook", images["alluxio"], "sleep infinity", node="gpu-node-2", volumes=[("data", DATASET)])):
-        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/notebook", "--timeout=600s")
-        assert dataset_mounts("gpu-node-2"), "no mount of the dataset on the notebook's node"
-        kubectl(kubeconfig, "delete", "dataset", DATASET, "--wait=false")
-        wait_until(lambda: "Pod notebook in Namespace default is using it" in events(kubeconfig, "Dataset", DATASET), 120, every=2,
-                   what="Fluid refusing the deletion")
-        stuck = dict(shell, POD="notebook")
-        for block_id in ("terminating-dataset", "terminating-events", "terminating-users"):
-            run(stuck, block_id, state="symptom")
-        reading = kubectl(kubeconfig, "exec", "notebook", "--", "sh", "-c", READ)
-        assert read_sums(reading.stdout) == fluid
-        run(stuck, "terminating-stop-pod")
-        run(stuck, "terminating-gone")
-    kubectl(kubeconfig, "wait", "--for=delete", "alluxioruntime/" + DATASET, "--timeout=300s")
-    wait_until(lambda: not kubectl(kubeconfig, "get", "pods", "-l", "release=" + DATASET, "-o", "name").stdout, 300, every=2,
-               what="the runtime's pods gone")
-    for node in NODES:
-        assert dataset_mounts(node) == [], node

@@ -1,7 +1,7 @@
 """The runbooks in docs/runbooks, without a cluster: each has its parts, the index lists every one,
 and what their commands name exists - playbooks, the variables given with -e or read in Jinja
 (documented in a role's meta/argument_specs.yml), the modules and their options, the shell
-variables (the index's table). tests/cluster/test_phases_workflow.py runs the runnable blocks; these
+variables (the index's table). The cluster tests (RUNBOOK_TESTS) run the runnable blocks; these
 checks catch what a run could pass by luck (a misspelt -e variable is silently ignored) or not
 reach. The checks are functions returning problems, so that the last test can show each of them
 failing on a broken runbook."""
@@ -20,7 +20,10 @@ from runbooks import INDEX, REPO, RUNBOOKS, folded, missing, parse, runbook_file
 
 PROCEDURE_PARTS = ("When", "Steps", "Verify")
 TROUBLESHOOTING_PARTS = ("Symptom", "Confirm", "Fix", "Verify")
-CLUSTER_TEST = os.path.join(REPO, "tests", "cluster", "test_phases_workflow.py")
+# The tests that run the runbooks: on the simulated cluster those on the seeds' stores, on the
+# real nodes every other.
+RUNBOOK_TESTS = [os.path.join(REPO, "tests", "cluster", "test_phases_workflow.py"), os.path.join(REPO, "tests", "nodes", "test_runbooks.py"),
+                 os.path.join(REPO, "tests", "nodes", "test_real_nodes.py")]
 # Shell variables every shell has, and Jinja names that are not the inventory's.
 SHELL_VARIABLES = {"PWD", "HOME", "PATH"}
 JINJA_NAMES = {"item", "inventory_hostname", "groups", "hostvars", "lookup", "query", "omit"}
@@ -236,9 +239,11 @@ def test_each_runnable_block_names_what_exists(block, variables, index_text):
     assert command_problems(block, variables) + shell_variable_problems(block, index_variables(index_text)) == []
 
 
-def test_every_runnable_block_is_run_by_the_cluster_test():
-    with open(CLUSTER_TEST, encoding="utf-8") as handle:
-        text = handle.read()
+def test_every_runnable_block_is_run_by_a_cluster_test():
+    text = ""
+    for path in RUNBOOK_TESTS:
+        with open(path, encoding="utf-8") as handle:
+            text += handle.read()
     assert sorted(block_id for block_id in BLOCKS if '"%s"' % block_id not in text) == []
 
 

@@ -330,6 +330,20 @@ def test_complete_below_the_threshold_long_after_it_completed_fails_at_once(monk
                         outcome.result["msg"])
     assert seconds and 600 <= int(seconds.group(1)) < 660, outcome.result["msg"]
     assert ("WATCH", "Dataset", "default", "100") not in cluster.requests
+    # 648 GiB of cache for 144 GiB of data: the blocks went after the load.
+    assert outcome.result["msg"].endswith("(cache capacity 648.00GiB, UFS 143.67GiB): the cache holds the data but lost blocks "
+                                          "after the load completed: delete the DataLoad imagenet-warmup and warm up again")
+
+
+def test_complete_below_the_threshold_with_a_cache_smaller_than_the_data_asks_for_more_cache(monkeypatch):
+    dataset = partly_cached(40.0)
+    dataset["status"]["cacheStates"].update(cacheCapacity="64.00GiB")
+    cluster = FakeCluster([dataset], events={"DataLoad": [
+        ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time() - 600)})]})
+    outcome = run(fluid_dataload, WARMUP, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"].endswith("(cache capacity 64.00GiB, UFS 143.67GiB): raise the tier quotas or the replicas, "
+                                          "or lower cached_percentage")
 
 
 def test_a_figure_read_before_fluid_refreshed_it_is_followed_until_it_is(monkeypatch):

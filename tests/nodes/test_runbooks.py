@@ -1,0 +1,260 @@
+"""The runbooks (docs/runbooks) on the real nodes, after test_real_nodes.py: every block marked
+runnable is run as the on-call engineer would paste it (tests/runbook_shell.py), on the deployment
+site.yml made with the local inventory. Each run must exit as the runbook says, and its output hold
+the runbook's `expect` lines (healthy) or `symptom` lines (while the failure is present). Where a
+failure can be made here, the test makes it (a dataset that never binds, a DataLoad whose loader
+pod fails, a tier directory given away, a deletion a pod that really mounts the claim holds up),
+runs the runbook's Confirm commands, its Fix, then its Verify. Each test leaves the deployment as
+the next one needs it; the teardown runbook ends. The last test fails when a runnable block of these
+runbooks was run by no test. The runbooks on the seeds' stores (OSS keys, the NFS baseline, the
+benchmark) run on the simulated cluster (tests/cluster/test_phases_workflow.py)."""
+
+import re
+import shutil
+import subprocess
+
+import yaml
+
+from conftest import INVENTORY, NODES, host, wait_until
+from playbook import LOCAL_CHARTS, folded
+from pods import DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
+from runbook_shell import ON_SIMULATED_CLUSTER, not_run, run
+
+# The inventory's deployment settings, which an operator edits.
+SETTINGS = "group_vars/all/deployment.yml"
+
+
+def inventory_copy(tmp_path, change):
+    """The local inventory as a copy whose deployment settings ``change`` edited, as an operator
+    edits theirs; the path, for INVENTORY."""
+    target = tmp_path / "inventory"
+    shutil.copytree(INVENTORY, target)
+    settings = target / SETTINGS
+    data = yaml.safe_load(settings.read_text(encoding="utf-8"))
+    change(data)
+    settings.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return str(target)
+
+
+def field(kubeconfig, kind, name, path):
+    """A field of an object, by kubectl's jsonpath; empty when the object is not there."""
+    return kubectl(kubeconfig, "get", kind, name, "-o", "jsonpath={%s}" % path, check=False).stdout
+
+
+def generations(kubeconfig):
+    """The generation of the dataset and its AlluxioRuntime: it moves when their spec changes, not
+    when Fluid writes their status."""
+    return {kind: field(kubeconfig, kind, DATASET, ".metadata.generation") for kind in ("dataset", "alluxioruntime")}
+
+
+def sleeper(name, images, node):
+    """A pod that mounts the dataset's claim and waits, as a notebook does."""
+    return pod(name, images["alluxio"], "sleep infinity", node=node, volumes=[("data", DATASET)])
+
+
+def dataset_mounts(node):
+    """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
+    table = subprocess.run(["podman", "exec", host(node), "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True,
+                           text=True, check=True).stdout
+    return [line for line in table.splitlines() if "/default/%s/" % DATASET in line or "default-" + DATASET in line]
+
+
+def test_verify_shows_the_healthy_deployment(fluid, shell):  # pylint: disable=unused-argument
+    for block_id in ("verify-status", "verify-gate", "verify-fluid-objects", "verify-runtime-pods", "verify-volumes",
+                     "verify-engine"):
+        run(shell, block_id)
+
+
+def test_a_dataset_that_never_binds_is_confirmed_fixed_and_verified(kubeconfig, shell):
+    # The failure: a Dataset without a runtime of its name, as one made by hand.
+    kubectl(kubeconfig, "apply", "-f", "-", stdin=yaml.safe_dump({
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "Dataset", "metadata": {"name": "orphan", "namespace": "default"},
+        "spec": {"mounts": [{"mountPoint": "local:///standins/imagenet", "name": "imagenet"}]}}))
+    orphan = dict(shell, DATASET="orphan")
+    try:
+        wait_until(lambda: field(kubeconfig, "dataset", "orphan", ".status.phase") == "NotBound", 60, what="orphan NotBound")
+        run(orphan, "notbound-status", state="symptom")
+        run(orphan, "notbound-why", state="symptom", fails=True)
+        assert "alluxioruntime.data.fluid.io/orphan" not in run(orphan, "notbound-objects", state="symptom")
+        run(orphan, "notbound-pods", state="symptom")
+        run(orphan, "notbound-events", state="symptom")
+        # Fix: the inventory's phases change nothing here; the stray dataset is deleted.
+        run(orphan, "notbound-datasets")
+        run(orphan, "notbound-labels")
+        run(orphan, "notbound-delete")
+        run(orphan, "notbound-gate")
+        assert not field(kubeconfig, "dataset", "orphan", ".metadata.name")
+    finally:
+        kubectl(kubeconfig, "delete", "dataset", "orphan", "--ignore-not-found", check=False)
+
+
+def cached_percentage(kubeconfig):
+    """The dataset's cached percentage as Fluid last read it from the master, a number."""
+    return float(field(kubeconfig, "dataset", DATASET, ".status.cacheStates.cachedPercentage").rstrip("%") or "0")
+
+
+def test_a_cache_freed_after_its_warm_up_is_confirmed_and_warmed_again(kubeconfig, shell):
+    # The failure: blocks freed after the warm-up completed, as the FUSE runbook's fix for a master
+    # made again frees them all; the Complete DataLoad stays.
+    kubectl(kubeconfig, "exec", DATASET + "-master-0", "-c", "alluxio-master", "--", "alluxio", "fs", "free", "/imagenet/validation")
+    wait_until(lambda: cached_percentage(kubeconfig) < 100, 120, every=2, what="Fluid reading the freed cache")
+    warm = dict(shell, DATALOAD=DATASET + "-warmup")
+    output = run(warm, "warmup-run", state="symptom", fails=True)
+    assert re.search(r"DataLoad default/imagenet-warmup is Complete but dataset imagenet is [0-9.]+% cached .* below the 100.0% "
+                     r"asked for .*: the cache holds the data but lost blocks after the load completed", folded(output)), output[-3000:]
+    # Fix: the DataLoad from before deleted, the warm-up again.
+    run(warm, "warm-delete")
+    run(warm, "warm-again")
+    run(warm, "warm-check")
+    assert cached_percentage(kubeconfig) == 100
+    run(shell, "warmup-run")  # Complete and whole: nothing to load
+
+
+def test_a_dataload_whose_loader_pod_fails_is_confirmed_fixed_and_verified(kubeconfig, shell, tmp_path):
+    # The failure: a warm-up target mistyped in the inventory; the Complete warm-up goes first, as
+    # the warm-up runbook says for new targets.
+    typo = dict(shell, DATALOAD=DATASET + "-warmup", INVENTORY=inventory_copy(tmp_path, lambda data: data["datasets_list"][0][
+        "warmup"].update(targets=[{"path": "/imagenet/tain"}, {"path": "/imagenet/validation"}])))
+    run(typo, "warmup-again", state="other")
+    output = run(typo, "warmup-run", state="symptom", fails=True)
+    # Fluid's loader Job fails 4 times (its chart's backoffLimit 3), each a real pod whose
+    # alluxio_dataload.sh asks the real master; then Fluid copies the Job's condition, and the
+    # module adds the loader's own last lines.
+    assert ("DataLoad default/imagenet-warmup Failed: BackoffLimitExceeded: Job has reached the specified backoff limit; "
+            "loader pod imagenet-warmup-loader-job-") in folded(output), output[-3000:]
+    assert re.search(r"last lines: .*/imagenet/tain\S* does not exist.* \| dataLoad failed because some paths not exist\.",
+                     folded(output)), output[-3000:]
+    failed = [item for item in pods(kubeconfig, "-l", "role=dataload-pod") if item["status"]["phase"] == "Failed"]
+    assert len(failed) == 4 and {item["spec"]["nodeName"] for item in failed} <= set(NODES), failed
+    run(typo, "warm-bundle", state="symptom", fails=True)  # again: at once, the same answer
+    for block_id in ("warm-dataloads", "warm-describe", "warm-loader-log"):
+        run(typo, block_id, state="symptom")
+    # Fix: the inventory corrected, the failed DataLoad deleted, the warm-up again.
+    fixed = dict(typo, INVENTORY=shell["INVENTORY"])
+    run(fixed, "warm-delete")
+    run(fixed, "warm-again")
+    run(fixed, "warm-check")
+    run(fixed, "warmup-dataloads")
+
+
+def test_scaling_the_workers_out_and_in(kubeconfig, shell, tmp_path):
+    two = dict(shell, REPLICAS="2", INVENTORY=inventory_copy(tmp_path, lambda data: data["datasets_list"][0]["runtime"].update(replicas=2)))
+    before = generations(kubeconfig)
+    try:
+        run(two, "scale-apply")
+        # The runtime's spec only, as the runbook says.
+        assert generations(kubeconfig) == dict(before, alluxioruntime=str(int(before["alluxioruntime"]) + 1))
+        run(two, "scale-wait")
+        run(two, "scale-check")
+        # Each worker a pod on a node of its own (Exclusive placement), running.
+        workers = pods(kubeconfig, "-l", "release=%s,role=alluxio-worker" % DATASET)
+        assert len({item["spec"]["nodeName"] for item in workers if item["status"]["phase"] == "Running"}) == 2, workers
+        # Back to the inventory's number, by the same commands.
+        back = dict(shell, REPLICAS="1")
+        run(back, "scale-apply", state="other")
+        run(back, "scale-wait", state="other")
+        assert (field(kubeconfig, "alluxioruntime", DATASET, ".spec.replicas"),
+                field(kubeconfig, "alluxioruntime", DATASET, ".status.workerNumberReady")) == ("1", "1")
+    finally:
+        if field(kubeconfig, "alluxioruntime", DATASET, ".spec.replicas") != "1":
+            kubectl(kubeconfig, "patch", "alluxioruntime", DATASET, "--type=merge", "-p", '{"spec": {"replicas": 1}}')
+
+
+def test_upgrading_fluid_to_the_same_chart(shell):
+    # Only 1.0.8 is built here: the procedure runs from 1.0.8 to 1.0.8 (the runbook says so).
+    upgrade = dict(shell, FLUID_CHART=LOCAL_CHARTS["fluid_chart_ref"])
+    for block_id in ("upgrade-now", "upgrade-crd-diff", "upgrade-preview", "upgrade-apply", "upgrade-crds-current",
+                     "upgrade-controllers"):
+        run(upgrade, block_id)
+
+
+def test_the_csi_root_dir_commands_on_a_pod_using_the_dataset(kubeconfig, fluid, images, shell):  # pylint: disable=unused-argument
+    # The kubelets' root is the default one, as the release's and the plugin's: the Fix runs with
+    # the inventory unchanged, and the pod mounts the dataset.
+    with running_pod(kubeconfig, sleeper("csi-reader", images, "gpu-node-1")):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/csi-reader", "--timeout=600s")
+        csi = dict(shell, POD="csi-reader")
+        assert "'fluid_csi_kubelet_root_dir' is undefined" in run(csi, "csi-inventory")  # the role's default, /var/lib/kubelet
+        for block_id in ("csi-deployed-values", "csi-plugin-root-dir", "csi-registered", "csi-plugin-pods", "csi-apply",
+                         "csi-app-pod"):
+            run(csi, block_id)
+
+
+def test_a_tier_directory_given_away_is_confirmed_fixed_and_verified(shell):
+    # The failure, on a node host: the SSD tier directory owned by nobody, mode 0700.
+    node, tier = host("gpu-node-2"), "/var/lib/docker/alluxio"
+
+    def podman_exec(command):
+        subprocess.run(["podman", "exec", node, "sh", "-c", command], check=True, capture_output=True, text=True)
+
+    podman_exec("chown 65534:65534 %s && chmod 0700 %s" % (tier, tier))
+    try:
+        run(shell, "tier-dirs", state="symptom")
+        run(shell, "tier-runtime-user")
+        run(shell, "tier-workers")
+        # The node phase puts it back; it is also the FUSE runbook's fix for a node without FUSE.
+        run(shell, "tier-nodes", "fuse-nodes")
+        assert "nobody" not in run(shell, "tier-dirs")
+    finally:
+        podman_exec("chown root:root %s && chmod 0750 %s" % (tier, tier))
+
+
+def test_the_fuse_commands_on_a_healthy_pod_using_the_dataset(kubeconfig, fluid, images, shell):
+    # test_real_nodes.py makes the FUSE runbook's failures; here its commands on a healthy pod.
+    with running_pod(kubeconfig, pod("fuse-reader", images["alluxio"], READ + " && sleep infinity", node="gpu-node-4",
+                                     volumes=[("data", DATASET)])):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/fuse-reader", "--timeout=600s")
+        fuse = dict(shell, POD="fuse-reader", NODE="gpu-node-4")
+        assert re.search(r"%s\s+AlluxioRuntime\s+Ready 1/1\s+Ready 1/1\s+Ready (\d)/\1" % DATASET, run(fuse, "fuse-status"))
+        assert "Started container main" in folded(run(fuse, "fuse-describe-pod"))
+        on_node = run(fuse, "fuse-on-node")
+        assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
+        run(fuse, "fuse-pods")
+        run(fuse, "fuse-master")
+        wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "fuse-reader").stdout) == fluid, 120, every=1,
+                   what="the pod's md5sum of the dataset")
+
+
+def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):
+    """docs/runbooks/troubleshooting/dataset-stuck-terminating.md with a pod that really mounts the
+    claim: the dataset deleted under it is held (it still reads), Confirm's commands show why,
+    stopping the pod lets the dataset, its claim and runtime go, and no FUSE mount is left on
+    any node. The dataset is gone afterwards; the teardown test follows."""
+    with running_pod(kubeconfig, sleeper("notebook", images, "gpu-node-2")):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/notebook", "--timeout=600s")
+        assert dataset_mounts("gpu-node-2"), "no mount of the dataset on the notebook's node"
+        stuck = dict(shell, POD="notebook")
+        run(stuck, "terminating-teardown-check", state="symptom", fails=True)
+        kubectl(kubeconfig, "delete", "dataset", DATASET, "--wait=false")
+        wait_until(lambda: "Pod notebook in Namespace default is using it" in events(kubeconfig, "Dataset", DATASET), 120, every=2,
+                   what="Fluid refusing the deletion")
+        for block_id in ("terminating-dataset", "terminating-events", "terminating-users"):
+            run(stuck, block_id, state="symptom")
+        reading = kubectl(kubeconfig, "exec", "notebook", "--", "sh", "-c", READ)
+        assert read_sums(reading.stdout) == fluid
+        run(stuck, "terminating-stop-pod")
+        run(stuck, "terminating-gone")
+        run(stuck, "terminating-teardown-check")  # exits 0 now: nothing uses a dataset
+    kubectl(kubeconfig, "wait", "--for=delete", "alluxioruntime/" + DATASET, "--timeout=300s")
+    wait_until(lambda: not kubectl(kubeconfig, "get", "pods", "-l", "release=" + DATASET, "-o", "name").stdout, 300, every=2,
+               what="the runtime's pods gone")
+    for node in NODES:
+        assert dataset_mounts(node) == [], node
+
+
+def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_nothing(kubeconfig, shell):
+    run(shell, "teardown-preview")
+    run(shell, "teardown-run")
+    for kind in ("dataloads", "datasets", "alluxioruntimes", "mpijobs.kubeflow.org", "pvc", "pv"):
+        wait_until(lambda k=kind: not kubectl(kubeconfig, "get", k, "--all-namespaces", "-o", "name").stdout, 180, every=2,
+                   what="no %s left" % kind)
+    output = run(shell, "teardown-run")  # the runbook: a second run changes nothing (no task says changed)
+    assert "changed: [" not in output, output[-3000:]
+    run(shell, "teardown-check-objects")
+    assert "fluid-1.0.8" not in run(shell, "teardown-check-release")
+
+
+def test_every_runnable_block_of_these_runbooks_was_run():
+    # Run the whole suite: a block added to a runbook and run by no test fails here (and, without a
+    # cluster, in tests/unit/test_runbooks.py when no test names it).
+    assert not_run(lambda path: path not in ON_SIMULATED_CLUSTER) == []
