@@ -15,12 +15,12 @@ __metaclass__ = type
 RUNTIME_KINDS = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
 
 
-def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default"):
+def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None):
     """``{datasets, nfs_volumes, secrets, namespaces}``: each dataset as ``{name, namespace,
     runtime_kind, claim, volume, mounts, data_subdir, warmup}`` (Fluid names its PVC like the
     dataset and its PV ``<namespace>-<name>``; mounts without their options), each NFS baseline
     as ``{name, namespace, claim, volume, data_subdir}``, each
-    declared OSS Secret as ``{name, namespace}``, and every namespace any of them lives in."""
+    declared Secret of OSS or S3 keys as ``{name, namespace}``, and every namespace any of them lives in."""
     refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
     # Malformed items are skipped here: the datasets role's checks name them (preflight).
     for item in [i for i in datasets or [] if isinstance(i, dict) and i.get("name")]:
@@ -43,7 +43,7 @@ def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="defaul
         if item.get("data_subdir"):
             ref["data_subdir"] = item["data_subdir"]
         refs["nfs_volumes"].append(ref)
-    for name, credentials in sorted((oss_secrets or {}).items()):
+    for name, credentials in sorted(list((oss_secrets or {}).items()) + list((s3_secrets or {}).items())):
         space = credentials.get("namespace") if isinstance(credentials, dict) else None
         refs["secrets"].append({"name": str(name), "namespace": space or namespace})
     refs["namespaces"] = sorted({ref["namespace"] for group in refs.values() for ref in group})

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters: the Kubernetes objects of the datasets role (Fluid objects, OSS Secrets, NFS volumes)."""
+"""Filters: the Kubernetes objects of the datasets role (Fluid objects, object stores' key Secrets, NFS volumes)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,10 +10,11 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    STORES,
     DatasetError,
     build_dataset,
     build_nfs_volume,
-    build_oss_secret,
+    build_store_secret,
     check_placement,
 )
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
@@ -65,20 +66,24 @@ def nfs_volume_manifests(volumes, namespace, mount_options):
     return objects
 
 
-def oss_secret_manifests(secrets, namespace):
-    """The Secrets of ``datasets_oss_secrets`` (callers keep the result out of logs)."""
+def store_secret_manifests(secrets, namespace, store="oss"):
+    """The Secrets of ``datasets_oss_secrets`` (or of ``datasets_s3_secrets``, store s3); callers
+    keep the result out of logs."""
     try:
-        return [build_oss_secret(name, credentials or {}, namespace) for name, credentials in sorted((secrets or {}).items())]
+        return [build_store_secret(name, credentials or {}, namespace, store) for name, credentials in sorted((secrets or {}).items())]
     except DatasetError as exc:
         raise AnsibleFilterError(str(exc)) from exc
 
 
-def oss_secret_problems(secrets, namespace="default"):
-    """What is wrong with ``datasets_oss_secrets``, naming Secrets but never showing a value."""
+def store_secret_problems(secrets, namespace="default", store="oss"):
+    """What is wrong with ``datasets_oss_secrets`` (or ``datasets_s3_secrets``, store s3), naming
+    Secrets but never showing a value."""
+    if store not in STORES:
+        raise AnsibleFilterError("store=%s is not one of %s" % (store, ", ".join(sorted(STORES))))
     problems = []
     for name, credentials in sorted((secrets or {}).items()):
         try:
-            _schema_check([build_oss_secret(name, credentials or {}, namespace)], "datasets_oss_secrets[%s]" % name)
+            _schema_check([build_store_secret(name, credentials or {}, namespace, store)], "%s[%s]" % (STORES[store]["variable"], name))
         except DatasetError as exc:
             problems.append(str(exc))
     return problems
@@ -100,7 +105,7 @@ class FilterModule(object):
             "fluid_dataset_manifests": fluid_dataset_manifests,
             "fluid_dataset_problems": fluid_dataset_problems,
             "nfs_volume_manifests": nfs_volume_manifests,
-            "oss_secret_manifests": oss_secret_manifests,
-            "oss_secret_problems": oss_secret_problems,
+            "store_secret_manifests": store_secret_manifests,
+            "store_secret_problems": store_secret_problems,
             "placeholder_credentials": placeholder_credentials,
         }

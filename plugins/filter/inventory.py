@@ -24,8 +24,10 @@ def inventory_problems(inventory):
     for variable, items in (("datasets_list", datasets), ("datasets_nfs_volumes", nfs_volumes)):
         spaces += [("%s[%d].namespace" % (variable, index), item["namespace"])
                    for index, item in enumerate(items if isinstance(items, list) else []) if isinstance(item, dict) and "namespace" in item]
-    spaces += [("datasets_oss_secrets[%s].namespace" % name, value["namespace"])
-               for name, value in sorted((inventory.get("oss_secrets") or {}).items()) if isinstance(value, dict) and "namespace" in value]
+    for store in ("oss", "s3"):
+        spaces += [("datasets_%s_secrets[%s].namespace" % (store, name), value["namespace"])
+                   for name, value in sorted((inventory.get(store + "_secrets") or {}).items())
+                   if isinstance(value, dict) and "namespace" in value]
     runtimes = []
     if inventory.get("engine") == "alluxio":
         runtimes.append(("alluxio_tiers", _dicts(inventory.get("alluxio_tiers")), False))

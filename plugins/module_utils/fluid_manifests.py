@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fluid Dataset and runtime manifests, OSS Secrets and NFS volumes from the dataset variables.
+"""Fluid Dataset and runtime manifests, object stores' key Secrets and NFS volumes from the
+dataset variables.
 
 ``build_dataset(item, index, context)`` turns one entry of ``datasets_list`` into the objects
-Fluid needs (an OSS credentials Secret when the dataset asks for one, the Dataset and its
-AlluxioRuntime or JindoRuntime) or raises ``DatasetError`` whose message names the variable,
+Fluid needs (the Dataset and its AlluxioRuntime or JindoRuntime) or raises ``DatasetError`` whose message names the variable,
 the bad value and what is allowed. Secret values never enter the manifests of the Dataset or
 runtime: those reference the Secret by name.
 """
@@ -24,7 +24,18 @@ MEDIA = ("MEM", "SSD", "HDD")
 RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
 PLACEMENTS = ("Exclusive", "Shared")
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadOnlyOnce", "ReadWriteOncePod")
-OSS_KEYS = ("fs.oss.accessKeyId", "fs.oss.accessKeySecret")
+# The object stores whose keys a mount takes from a Secret: the mount points' schemes, the mount's
+# field that names the Secret, the variable that defines such Secrets, and the Alluxio properties
+# the two keys fill (also the Secret's keys), then other names Alluxio reads for them (its
+# PropertyKey aliases), which count as keys too.
+STORES = {
+    "oss": {"label": "OSS", "schemes": ("oss",), "field": "oss_secret", "variable": "datasets_oss_secrets",
+            "keys": ("fs.oss.accessKeyId", "fs.oss.accessKeySecret"), "aliases": ()},
+    "s3": {"label": "S3", "schemes": ("s3", "s3a"), "field": "s3_secret", "variable": "datasets_s3_secrets",
+           "keys": ("aws.accessKeyId", "aws.secretKey"), "aliases": ("s3a.accessKeyId", "s3a.secretKey")},
+}
+OSS_KEYS = STORES["oss"]["keys"]
+KEY_PROPERTIES = tuple(key for store in STORES.values() for key in store["keys"] + store["aliases"])
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _MOUNT_POINT = re.compile(r"^[a-z][a-z0-9+.-]*://.+")
 
@@ -136,26 +147,42 @@ def mount_name(mount):
     return str(mount.get("name") or re.sub(r"[^a-z0-9-]", "-", point.split("://", 1)[-1].strip("/").lower())[:63])
 
 
-def _mount(mount, where, warnings):
+def store_of(mount_point):
+    """The store (a key of STORES) a mount point's scheme names, or None."""
+    scheme = str(mount_point).split("://", 1)[0]
+    return next((name for name, store in STORES.items() if scheme in store["schemes"]), None)
+
+
+def _mount(mount, where, warnings, kind):
     point = str(mount.get("mount_point", ""))
     _require(_MOUNT_POINT.match(point), "%s.mount_point=%s is not a URL such as oss://bucket/dir/ or pvc://claim" % (where, point or "(unset)"))
     options = dict(typed(mount.get("options"), dict, where + ".options", default={}))
-    inline = [key for key in OSS_KEYS if key in options]
-    secret = mount.get("oss_secret")
     result = {"mountPoint": point, "name": mount_name(mount)}
-    if point.startswith("oss://"):
+    name = store_of(point)
+    for other in STORES.values():
+        _require(other["field"] not in mount or other is STORES.get(name),
+                 "%s sets %s, which names the Secret of an %s mount point (%s://), but mount_point=%s" % (
+                     where, other["field"], other["label"], other["schemes"][0], point))
+    if name:
+        store = STORES[name]
+        label, field = store["label"], store["field"]
+        inline = [key for key in store["keys"] + store["aliases"] if key in options]
+        secret = mount.get(field)
         _require(not (inline and secret),
-                 "%s sets both oss_secret and inline %s: OSS keys come both from a Secret or both inline" % (where, ", ".join(inline)))
-        _require(len(inline) in (0, 2), "%s.options sets only %s: set both fs.oss.accessKeyId and fs.oss.accessKeySecret, "
-                 "or neither and oss_secret" % (where, inline[0] if inline else ""))
+                 "%s sets both %s and inline %s: %s keys come both from a Secret or both inline" % (where, field, ", ".join(inline), label))
+        _require(len(inline) in (0, 2), "%s.options sets only %s: set both %s, or neither and %s" % (
+            where, inline[0] if inline else "", " and ".join(store["keys"]), field))
+        _require(not (name == "s3" and kind == "jindo"), "%s: an S3 mount point (%s) needs an AlluxioRuntime: Fluid's "
+                 "JindoRuntime takes the keys of OSS" % (where, point))
         if inline:
             _require(mount.get("allow_inline_credentials") is True,
-                     "%s.options holds OSS keys inline: put them in a Secret (oss_secret), or set "
-                     "allow_inline_credentials: true to accept keys in the Dataset" % where)
-            warnings.append("%s: OSS keys are inline in the Dataset (allow_inline_credentials); anyone who can read "
-                            "Datasets can read them" % where)
+                     "%s.options holds %s keys inline: put them in a Secret (%s), or set "
+                     "allow_inline_credentials: true to accept keys in the Dataset" % (where, label, field))
+            warnings.append("%s: %s keys are inline in the Dataset (allow_inline_credentials); anyone who can read "
+                            "Datasets can read them" % (where, label))
         if secret:
-            result["encryptOptions"] = [{"name": key, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}} for key in OSS_KEYS]
+            result["encryptOptions"] = [{"name": key, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
+                                        for key in store["keys"]]
     if options:
         result["options"] = {key: str(value) for key, value in options.items()}
     for key, field in (("path", "path"), ("read_only", "readOnly"), ("shared", "shared")):
@@ -210,7 +237,9 @@ def build_dataset(item, index, context):
     _require(mounts, "%s.mounts is empty: list at least one mount_point" % where)
     for i, mount in enumerate(mounts):
         typed(mount, dict, "%s.mounts[%d]" % (where, i))
-    spec = {"mounts": [_mount(m, "%s.mounts[%d]" % (where, i), warnings) for i, m in enumerate(mounts)]}
+    runtime = item.get("runtime")
+    kind = runtime.get("type", "alluxio") if isinstance(runtime, dict) else "alluxio"
+    spec = {"mounts": [_mount(m, "%s.mounts[%d]" % (where, i), warnings, kind) for i, m in enumerate(mounts)]}
 
     affinity = typed(item.get("node_affinity", {context["accelerator_key"]: [context["accelerator"]]}), dict, where + ".node_affinity")
     if affinity:
@@ -252,9 +281,9 @@ def _runtime(runtime, where, meta, context, warnings):
     levels = [dict({"volumeType": "hostPath", "volumeSource": {}}, **build_tier(t, "%s.tiers[%d]" % (where, i)))
               for i, t in enumerate(tiers)]
     properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".")
-    held = sorted(set(properties) & set(OSS_KEYS))
-    _require(not held, "%s.properties (or its profile) holds %s: OSS keys go in a Secret named by the mount's oss_secret"
-             % (where, ", ".join(held)))
+    held = sorted(set(properties) & set(KEY_PROPERTIES))
+    _require(not held, "%s.properties (or its profile) holds %s: an object store's keys go in a Secret named by the mount's %s"
+             % (where, ", ".join(held), " or ".join(store["field"] for store in STORES.values())))
     spec = {"replicas": replicas}
     if kind == "alluxio":
         errors, unknown = check_properties(properties, "%s.properties" % where)
@@ -318,15 +347,18 @@ def build_nfs_volume(item, index, namespace, mount_options):
     return [volume, claim]
 
 
-def build_oss_secret(name, credentials, namespace):
-    """The Secret an OSS mount's encryptOptions (and a JindoRuntime's secret) reference."""
-    where = "datasets_oss_secrets[%s]" % name
+def build_store_secret(name, credentials, namespace, store="oss"):
+    """The Secret whose keys an object store's mounts reference in their encryptOptions (and, for
+    OSS, a JindoRuntime's secret): ``credentials`` is an entry of the store's variable
+    (datasets_oss_secrets, datasets_s3_secrets)."""
+    _require(store in STORES, "store=%s is not one of %s" % (store, ", ".join(sorted(STORES))))
+    where = "%s[%s]" % (STORES[store]["variable"], name)
     _require(_NAME.match(str(name)) and len(str(name)) <= 63, "%s: the Secret name is not a Kubernetes name" % where)
     missing = [key for key in ("access_key_id", "access_key_secret") if not credentials.get(key)]
     _require(not missing, "%s lacks %s" % (where, " and ".join(missing)))
     return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
             "metadata": {"name": str(name), "namespace": credentials.get("namespace", namespace)},
-            "stringData": dict(zip(OSS_KEYS, (str(credentials["access_key_id"]), str(credentials["access_key_secret"]))))}
+            "stringData": dict(zip(STORES[store]["keys"], (str(credentials["access_key_id"]), str(credentials["access_key_secret"]))))}
 
 
 def check_placement(manifests, gpu_node_count):

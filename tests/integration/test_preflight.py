@@ -180,8 +180,19 @@ BAD_VARIABLES = [
     ),
     pytest.param(
         dict(oss_dataset(oss_secret="imagenet-oss"), datasets_oss_secrets={"imagenet-oss": {"access_key_id": "CHANGE-ME", "access_key_secret": "x"}}),
-        "The OSS keys of datasets_oss_secrets.imagenet-oss are still placeholders (CHANGE-ME, xxx or <...>)",
+        "The keys of datasets_oss_secrets.imagenet-oss are still placeholders (CHANGE-ME, xxx or <...>)",
         id="oss-key-placeholder",
+    ),
+    pytest.param(
+        dict(oss_dataset(mount_point="s3://imagenet/", s3_secret="imagenet-s3", options={"alluxio.underfs.s3.endpoint": "http://store:7070"}),
+             datasets_s3_secrets={"imagenet-s3": {"access_key_id": "<id>", "access_key_secret": "x"}}),
+        "The keys of datasets_s3_secrets.imagenet-s3 are still placeholders (CHANGE-ME, xxx or <...>)",
+        id="s3-key-placeholder",
+    ),
+    pytest.param(
+        oss_dataset(mount_point="s3://imagenet/", s3_secret="imagenet-s3"),
+        "datasets_list references the Secret(s) imagenet-s3 through s3_secret, but datasets_s3_secrets does not define them",
+        id="s3-secret-undefined",
     ),
     pytest.param(
         {"datasets_list": [dict(dataset()["datasets_list"][0], name=name) for name in ("imagenet", "imagenet-val")]},

@@ -84,6 +84,20 @@ def test_profile_then_single_key_overrides():
       "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "sets only fs.oss.accessKeyId"),
     ({"name": "x", "mounts": [{"mount_point": "oss://b/", "options": {"fs.oss.accessKeyId": "a", "fs.oss.accessKeySecret": "b"}}],
       "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "set allow_inline_credentials: true"),
+    # S3 as OSS: a Secret or both keys inline, opted in; by either of Alluxio's names for them.
+    ({"name": "x", "mounts": [{"mount_point": "s3://b/", "options": {"s3a.accessKeyId": "a"}}],
+      "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}},
+     "options sets only s3a.accessKeyId: set both aws.accessKeyId and aws.secretKey, or neither and s3_secret"),
+    ({"name": "x", "mounts": [{"mount_point": "s3://b/", "s3_secret": "s", "options": {"aws.accessKeyId": "a", "aws.secretKey": "b"}}],
+      "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}, "S3 keys come both from a Secret or both inline"),
+    ({"name": "x", "mounts": [{"mount_point": "s3://b/", "oss_secret": "s"}], "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}},
+     "mounts[0] sets oss_secret, which names the Secret of an OSS mount point (oss://), but mount_point=s3://b/"),
+    ({"name": "x", "mounts": [{"mount_point": "pvc://c", "s3_secret": "s"}], "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}},
+     "sets s3_secret, which names the Secret of an S3 mount point (s3://), but mount_point=pvc://c"),
+    ({"name": "x", "mounts": [{"mount_point": "s3://b/", "s3_secret": "s"}],
+      "runtime": {"type": "jindo", "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}},
+     "an S3 mount point (s3://b/) needs an AlluxioRuntime"),
+    (pvc_dataset(properties={"aws.secretKey": "k"}), "holds aws.secretKey: an object store's keys go in a Secret named by the mount's oss_secret or s3_secret"),
     ({"name": "Bad_Name", "mounts": [{"mount_point": "pvc://a"}]}, "datasets_list[0].name=Bad_Name is not a Kubernetes name"),
     # A string where a list or a mapping is expected is refused by name, not read as characters.
     (pvc_dataset(tiers="MEM:/dev/shm:1Gi"), "runtime.tiers must be a list, got a string (MEM:/dev/shm:1Gi)"),
@@ -114,6 +128,16 @@ def test_inline_keys_with_the_opt_in_are_accepted_with_a_warning():
     built = build_dataset(item, 0, CONTEXT)
     assert built["manifests"][0]["spec"]["mounts"][0]["options"]["fs.oss.accessKeyId"] == "a"
     assert any("inline" in warning for warning in built["warnings"])
+
+
+def test_an_s3_mount_takes_its_keys_from_its_secret_by_the_names_fluid_passes_to_alluxio():
+    item = {"name": "x", "mounts": [{"mount_point": "s3://imagenet/", "name": "imagenet", "s3_secret": "imagenet-s3",
+                                     "options": {"alluxio.underfs.s3.endpoint": "http://store:7070"}}],
+            "runtime": {"tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}}
+    mount = build_dataset(item, 0, CONTEXT)["manifests"][0]["spec"]["mounts"][0]
+    assert mount["encryptOptions"] == [{"name": key, "valueFrom": {"secretKeyRef": {"name": "imagenet-s3", "key": key}}}
+                                       for key in ("aws.accessKeyId", "aws.secretKey")]
+    assert mount["options"] == {"alluxio.underfs.s3.endpoint": "http://store:7070"}
 
 
 def test_filter_raises_ansible_errors():

@@ -7,9 +7,9 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fluidops.accel.plugins.filter.fluid import (
     fluid_dataset_manifests,
     nfs_volume_manifests,
-    oss_secret_manifests,
-    oss_secret_problems,
     placeholder_credentials,
+    store_secret_manifests,
+    store_secret_problems,
 )
 from ansible_collections.fluidops.accel.plugins.filter.manifests import manifest_filename, redact_secrets, to_manifest_yaml
 
@@ -67,10 +67,16 @@ def test_bad_nfs_volume_names_the_variable(item, message):
 
 
 def test_oss_secrets_and_their_problems_never_show_a_value():
-    secret, = oss_secret_manifests({"imagenet-oss": {"access_key_id": "id", "access_key_secret": "key"}}, "default")
+    secret, = store_secret_manifests({"imagenet-oss": {"access_key_id": "id", "access_key_secret": "key"}}, "default")
     assert secret["stringData"] == {"fs.oss.accessKeyId": "id", "fs.oss.accessKeySecret": "key"}
-    problems = oss_secret_problems({"half": {"access_key_id": "sensitive-id"}})
+    problems = store_secret_problems({"half": {"access_key_id": "sensitive-id"}})
     assert problems == ["datasets_oss_secrets[half] lacks access_key_secret"]
+    secret, = store_secret_manifests({"imagenet-s3": {"access_key_id": "id", "access_key_secret": "key", "namespace": "ml"}}, "default", "s3")
+    assert (secret["metadata"], secret["stringData"]) == ({"name": "imagenet-s3", "namespace": "ml"}, {"aws.accessKeyId": "id", "aws.secretKey": "key"})
+    assert store_secret_problems({"Half": {"access_key_id": "sensitive-id"}}, "default", "s3") == [
+        "datasets_s3_secrets[Half]: the Secret name is not a Kubernetes name"]
+    with pytest.raises(AnsibleFilterError, match="store=gcs is not one of oss, s3"):
+        store_secret_problems({}, "default", "gcs")
     assert placeholder_credentials({"a": {"access_key_id": "CHANGE-ME", "access_key_secret": "real"},
                                     "b": {"access_key_id": "<id>", "access_key_secret": "x"},
                                     "c": {"access_key_id": "real-id", "access_key_secret": "real-key"}}, "p.") == ["p.a", "p.b"]

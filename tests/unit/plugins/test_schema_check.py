@@ -9,7 +9,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests, nfs_volume_manifests, oss_secret_manifests
+from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests, nfs_volume_manifests, store_secret_manifests
 from ansible_collections.fluidops.accel.plugins.filter.schema_problems import FilterModule
 from ansible_collections.fluidops.accel.plugins.module_utils.training import mpijob_manifest
 from ansible_collections.fluidops.accel.plugins.plugin_utils import schema_check
@@ -145,7 +145,7 @@ def test_the_bundles_own_objects_pass():
                "namespace": "default", "tolerations": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
     objects = fluid_dataset_manifests(datasets, context)["manifests"]
     objects += nfs_volume_manifests([{"name": "nfs-coco", "server": "nfs.example.com", "path": "/export/coco"}], "default", ["vers=3"])
-    objects += oss_secret_manifests({"imagenet-oss": {"access_key_id": "id", "access_key_secret": "secret"}}, "default")
+    objects += store_secret_manifests({"imagenet-oss": {"access_key_id": "id", "access_key_secret": "secret"}}, "default")
     objects.append(mpijob_manifest({"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namespace": "default", "workers": 4,
                                     "gpus_per_worker": 8, "image": "horovod-benchmark", "working_dir": "/horovod-demo/tensorflow-demo/",
                                     "command": "./launch-example.sh 4 8", "worker_command": ["/usr/sbin/sshd", "-De"],
