@@ -13,10 +13,9 @@ from runbooks import missing, runnable_blocks
 
 BLOCKS = runnable_blocks()
 RAN = {}  # block id -> the states ("healthy", "symptom", "other") it was run in
-# The runbooks on the seeds' stores (OSS keys, the NFS baseline), which only the simulated
-# cluster's inventory has: tests/cluster runs them, tests/nodes every other.
-ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md", "docs/runbooks/benchmark.md", "docs/runbooks/rotate-oss-credentials.md",
-                        "docs/runbooks/recreate-dataset.md")
+# The runbooks the simulated cluster runs (tests/cluster): the deployment of the seeds' stores
+# (OSS keys, the NFS baseline) and the benchmark, which needs the baseline; tests/nodes every other.
+ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md", "docs/runbooks/benchmark.md")
 
 
 def environment(kubeconfig, tools, **variables):

@@ -20,7 +20,7 @@ READ = "cd /data/%s/train && md5sum *" % DATASET
 def kubectl(kubeconfig, *args, stdin=None, check=True):
     done = subprocess.run([KUBE, "kubectl", "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
                           text=True, check=False)
-    assert not check or done.returncode == 0, "kubectl %s: %s" % (" ".join(args), done.stderr)
+    assert not check or done.returncode == 0, "kubectl %s: %s%s" % (" ".join(args), done.stdout[-2000:], done.stderr)
     return done
 
 

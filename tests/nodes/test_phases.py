@@ -37,7 +37,11 @@ def test_first_run_creates_the_local_inventorys_dataset_bound_with_its_profile(a
     objects = client.CustomObjectsApi(api)
     dataset = objects.get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", "imagenet")
     assert dataset["status"]["phase"] == "Bound"
-    assert [mount["mountPoint"] for mount in dataset["spec"]["mounts"]] == ["local:///standins/imagenet"]
+    # On the S3 stand-in, its keys from the Secret the bundle made of datasets_s3_secrets.
+    [mount] = dataset["spec"]["mounts"]
+    assert mount["mountPoint"] == "s3://imagenet/"
+    assert [(option["name"], option["valueFrom"]["secretKeyRef"]["name"]) for option in mount["encryptOptions"]] == [
+        ("aws.accessKeyId", "imagenet-s3"), ("aws.secretKey", "imagenet-s3")]
     runtime = objects.get_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "alluxioruntimes", "imagenet")
     assert runtime["spec"]["replicas"] == 1  # the inventory's, not one per GPU node
     assert runtime["spec"]["properties"]["alluxio.master.metastore"] == "ROCKS"  # the dl-training profile

@@ -66,7 +66,7 @@ def test_pods_on_two_nodes_reach_each_other_and_the_api_server_by_name(kubeconfi
 
 def test_every_pod_runs_an_image_built_here_from_the_local_registry(kubeconfig, images):
     """Every container comes from the local registry and runs an image built here (its digest is
-    one cluster.sh pushed). The cluster's own pods (DNS, the device plugin, mpi-operator) name
+    one cluster.sh pushed). The cluster's own pods (DNS, the device plugin, mpi-operator, the S3 stand-in) name
     theirs by digest; the bundle's, as a site's mirror holds them (fluidops_image_registry)."""
     running = pods(kubeconfig, "--all-namespaces")
     digests = {ref.split("@", 1)[1] for ref in images.values()}
@@ -75,7 +75,7 @@ def test_every_pod_runs_an_image_built_here_from_the_local_registry(kubeconfig, 
     for item in running:
         for container in item["spec"]["containers"]:
             assert container["image"].startswith(registry + "/"), container["image"]
-            if item["metadata"]["namespace"] in ("kube-system", "mpi-operator"):
+            if item["metadata"]["namespace"] in ("kube-system", "mpi-operator", "object-store"):
                 assert container["image"].startswith(registry + "/fluidops/") and "@sha256:" in container["image"], container["image"]
         for status in item["status"].get("containerStatuses", []):
             assert status["imageID"].rsplit("@", 1)[1] in digests, status
@@ -254,39 +254,6 @@ def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path)
     assert DATASET in done.output and "100.0%" in done.output, done.output[-3000:]
 
 
-def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(
-        kubeconfig, fluid, images, shell):
-    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
-    scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
-    ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
-    Fix deletes the pod, starts the master, frees the cache the old master's blocks are in and
-    starts the FUSE pods again, and the pod, started again, runs with the dataset's bytes. Without
-    the cache freed, a new FUSE pod read 2 of the 32 files with other files' bytes: the new master
-    (its journal in an emptyDir) numbers the blocks afresh. The deletion test after this one reads
-    the dataset on another node."""
-    node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
-    kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
-    kubectl(kubeconfig, "wait", "--for=delete", "pod/%s-master-0" % DATASET, "--timeout=300s")
-    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity",
-                                     node=node, volumes=[("data", DATASET)])):
-        wait_until(lambda: "timeout waiting for FUSE mount point to be ready" in events(kubeconfig, "Pod", "waiting"), 300, every=2,
-                   what="the pod's FailedMount event")
-        reason = kubectl(kubeconfig, "get", "pod", "waiting", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}").stdout
-        assert reason == "ContainerCreating", reason
-        stuck = dict(shell, POD="waiting", NODE=node)
-        run(stuck, "fuse-describe-pod", state="symptom")
-        on_node = run(stuck, "fuse-on-node")
-        assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
-        run(stuck, "fuse-master", state="symptom")
-        run(stuck, "fuse-master-start")
-        run(stuck, "fuse-master-clear")
-    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity", node=node, volumes=[("data", DATASET)])):
-        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/waiting", "--timeout=600s")
-        run(stuck, "fuse-app-pod")
-        wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "waiting").stdout) == fluid, 120, every=1,
-                   what="the pod's md5sum of the dataset")
-
-
 def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(
         kubeconfig, fluid, site_run):
     """site.yml's training (playbooks/train.yml) with the training image built here: mpi-operator
@@ -310,3 +277,40 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     assert len(reads) == 4 and all("read from %d files" % len(fluid) in line for line in reads), reads
     # cleanPodPolicy Running: the workers went with the job's end, so none holds the claim.
     assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % job)
+
+
+def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(
+        kubeconfig, fluid, images, shell):
+    """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
+    scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
+    ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
+    Fix deletes the pod and makes the dataset again (docs/runbooks/recreate-dataset.md), and the
+    pod, started again, runs with the dataset's bytes. Scaling the master up again instead left
+    the old master's state in the runtime: a new FUSE pod read 2 of 32 files with other files'
+    bytes (the new master, its journal in an emptyDir, numbers the blocks afresh), and with the
+    cache freed and the FUSE pods started again, a warm-up's loader failed every file (the job
+    workers' metadata cache) and left the cache empty. Last of this file: making the dataset
+    again deletes the bundle's finished training job."""
+    node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
+    kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
+    kubectl(kubeconfig, "wait", "--for=delete", "pod/%s-master-0" % DATASET, "--timeout=300s")
+    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity",
+                                     node=node, volumes=[("data", DATASET)])):
+        wait_until(lambda: "timeout waiting for FUSE mount point to be ready" in events(kubeconfig, "Pod", "waiting"), 300, every=2,
+                   what="the pod's FailedMount event")
+        reason = kubectl(kubeconfig, "get", "pod", "waiting", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}").stdout
+        assert reason == "ContainerCreating", reason
+        stuck = dict(shell, POD="waiting", NODE=node)
+        run(stuck, "fuse-describe-pod", state="symptom")
+        on_node = run(stuck, "fuse-on-node")
+        assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
+        run(stuck, "fuse-master", state="symptom")
+        run(stuck, "fuse-master-stop-pods")
+    for block_id in ("recreate-delete", "recreate-make", "recreate-check"):
+        run(shell, block_id)
+    assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
+    with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity", node=node, volumes=[("data", DATASET)])):
+        kubectl(kubeconfig, "wait", "--for=condition=Ready", "pod/waiting", "--timeout=600s")
+        run(stuck, "fuse-app-pod")
+        wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "waiting").stdout) == fluid, 120, every=1,
+                   what="the pod's md5sum of the dataset")

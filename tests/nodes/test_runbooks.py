@@ -4,10 +4,11 @@ site.yml made with the local inventory. Each run must exit as the runbook says, 
 the runbook's `expect` lines (healthy) or `symptom` lines (while the failure is present). Where a
 failure can be made here, the test makes it (a dataset that never binds, a DataLoad whose loader
 pod fails, a tier directory given away, a deletion a pod that really mounts the claim holds up),
-runs the runbook's Confirm commands, its Fix, then its Verify. Each test leaves the deployment as
-the next one needs it; the teardown runbook ends. The last test fails when a runnable block of these
-runbooks was run by no test. The runbooks on the seeds' stores (OSS keys, the NFS baseline, the
-benchmark) run on the simulated cluster (tests/cluster/test_phases_workflow.py)."""
+runs the runbook's Confirm commands, its Fix, then its Verify. The S3 stand-in's keys are rotated
+to a second key the store really checks, and the dataset made again with it. Each test leaves the
+deployment as the next one needs it; the teardown runbook ends. The last test fails when a
+runnable block of these runbooks was run by no test. The deploy and benchmark runbooks run on
+the simulated cluster with the seeds' stores (tests/cluster/test_phases_workflow.py)."""
 
 import re
 import shutil
@@ -22,6 +23,8 @@ from runbook_shell import ON_SIMULATED_CLUSTER, not_run, run
 
 # The inventory's deployment settings, which an operator edits.
 SETTINGS = "group_vars/all/deployment.yml"
+# A second key of the S3 stand-in, for the rotation.
+ROTATED = {"access_key_id": "local-rotated-id-7f3a", "access_key_secret": "local-rotated-secret-7f3a"}
 
 
 def inventory_copy(tmp_path, change):
@@ -213,6 +216,39 @@ def test_the_fuse_commands_on_a_healthy_pod_using_the_dataset(kubeconfig, fluid,
         run(fuse, "fuse-master")
         wait_until(lambda: read_sums(kubectl(kubeconfig, "logs", "fuse-reader").stdout) == fluid, 120, every=1,
                    what="the pod's md5sum of the dataset")
+
+
+def store_admin(kubeconfig, *args):
+    """versitygw's admin tool in the S3 stand-in's pod, as its root account (the pod's keys)."""
+    return kubectl(kubeconfig, "exec", "-n", "object-store", "deploy/s3", "--", "sh", "-c",
+                   'exec versitygw admin --access "$ROOT_ACCESS_KEY" --secret "$ROOT_SECRET_KEY" --endpoint-url http://127.0.0.1:7070 "$@"',
+                   "admin", *args)
+
+
+def test_rotating_the_s3_keys_makes_the_dataset_again_with_them(kubeconfig, shell, tmp_path):
+    # Step 1, in the store: a second key (an admin account of the gateway), the first still valid.
+    store_admin(kubeconfig, "create-user", "--access", ROTATED["access_key_id"], "--secret", ROTATED["access_key_secret"],
+                "--role", "admin")
+    assert ROTATED["access_key_id"] in store_admin(kubeconfig, "list-users").stdout
+    rotated = dict(shell, SECRET="imagenet-s3", INVENTORY=inventory_copy(
+        tmp_path, lambda data: data["datasets_s3_secrets"]["imagenet-s3"].update(ROTATED)))
+    specs = generations(kubeconfig)
+    run(rotated, "rotate-secret")
+    # The Secret, and neither the Dataset's spec nor its runtime's (Fluid reads the keys when it mounts).
+    assert run(rotated, "rotate-secret-key-id").strip() == ROTATED["access_key_id"][-4:]
+    assert generations(kubeconfig) == specs
+    for block_id in ("recreate-delete", "recreate-make", "recreate-check"):
+        run(rotated, block_id)
+    output = run(rotated, "rotate-mounted-after")
+    written = re.search(r"Secret written: (\S+)", output).group(1)
+    created = re.search(r"master created: (\S+)", output).group(1)
+    assert written < created, output  # RFC 3339 times in UTC compare as text
+    # The new master mounted the bucket with the second key: the master pod holds it in its
+    # mounted Secret, and listed the bucket (its size) with it.
+    mounted = kubectl(kubeconfig, "exec", DATASET + "-master-0", "-c", "alluxio-master", "--", "cat",
+                      "/etc/fluid/secrets/imagenet-s3/aws.accessKeyId").stdout
+    assert mounted == ROTATED["access_key_id"]
+    assert field(kubeconfig, "dataset", DATASET, ".status.ufsTotal") == "9.00MiB"
 
 
 def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):

@@ -357,6 +357,28 @@ write_imagenet_standin() {
   mv "$tree.part" "$tree"
 }
 
+# The keys of the local cluster's S3 stand-in for OSS (addons.yaml's versitygw): made for each
+# cluster, kept in $run/object-store for the local inventory (datasets_s3_secrets), and given to the
+# gateway in a Secret, through kubectl's standard input (never on a command line).
+object_store_keys() {
+  local keys=$run/object-store
+  if [ ! -s "$keys/access_key_secret" ]; then
+    mkdir -p "$keys" && chmod 0700 "$keys"
+    echo "local-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')" > "$keys/access_key_id"
+    od -An -N24 -tx1 /dev/urandom | tr -d ' \n' > "$keys/access_key_secret"
+  fi
+  kubectl apply -f - >/dev/null <<KEYS
+apiVersion: v1
+kind: List
+items:
+  - {apiVersion: v1, kind: Namespace, metadata: {name: object-store}}
+  - apiVersion: v1
+    kind: Secret
+    metadata: {name: s3-root-keys, namespace: object-store}
+    stringData: {ROOT_ACCESS_KEY: "$(cat "$keys/access_key_id")", ROOT_SECRET_KEY: "$(cat "$keys/access_key_secret")"}
+KEYS
+}
+
 # The node hosts as real nodes: their configuration, the containers, routes between their pod
 # networks, then four Ready nodes.
 start_real_nodes() {
@@ -364,13 +386,17 @@ start_real_nodes() {
   start_hosts
   "$here/nodes.sh" routes "${nodes[@]}"
   wait_for "four Ready nodes" 300 nodes_ready || { show_node_logs; die "the real nodes did not become Ready"; }
-  # Cluster DNS and the simulated GPUs (addons.yaml), with the images just pushed.
+  # Cluster DNS, the simulated GPUs and the S3 stand-in (addons.yaml), with the images just pushed.
+  object_store_keys
   sed -e "s|\${COREDNS_IMAGE}|$(cat "$run/images/coredns")|" \
-    -e "s|\${GPU_DEVICE_PLUGIN_IMAGE}|$(cat "$run/images/gpu-device-plugin")|" "$here/addons.yaml" \
+    -e "s|\${GPU_DEVICE_PLUGIN_IMAGE}|$(cat "$run/images/gpu-device-plugin")|" \
+    -e "s|\${VERSITYGW_IMAGE}|$(cat "$run/images/versitygw")|" "$here/addons.yaml" \
     | kubectl apply -f - >/dev/null
   wait_for "8 GPUs on every node" 300 gpus_advertised || { show_node_logs; die "the device plugin did not advertise the GPUs"; }
   wait_for "cluster DNS" 300 kubectl -n kube-system wait --for condition=available deployment/coredns --timeout 1s \
     || die "CoreDNS did not become available: $(kubectl -n kube-system describe pods -l k8s-app=kube-dns | tail -n 15)"
+  wait_for "the S3 stand-in" 300 kubectl -n object-store wait --for condition=available deployment/s3 --timeout 1s \
+    || die "the S3 stand-in did not become available: $(kubectl -n object-store describe pods -l app=s3 | tail -n 15)"
 }
 
 gpus_advertised() {  # every node's allocatable nvidia.com/gpu is 8
@@ -392,7 +418,7 @@ up() {
     || die "FLUIDOPS_CLUSTER_INSTANCE=$instance: only a cluster of real nodes (FLUIDOPS_NODES=real) runs beside the default one: the simulated one runs mpi-operator out of cluster, where its health port 8080 is fixed"
   case $node_mode in
     kwok) "$here/build.sh" ;;
-    real) "$here/build.sh" && "$here/build.sh" kube node && "$here/images.sh" build ;;
+    real) "$here/build.sh" && "$here/build.sh" kube node versitygw && "$here/images.sh" build ;;
     *) die "FLUIDOPS_NODES=$node_mode: use kwok (simulated kubelets) or real (kubelets in the node hosts)" ;;
   esac
   write_credentials

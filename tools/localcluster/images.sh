@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.env"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training)
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training versitygw)
 repo=$(cd "$here/../.." && pwd)
 
 log() { printf '[localcluster images] %s\n' "$*" >&2; }
@@ -32,6 +32,7 @@ version_of() {
     alluxio) echo 2.9.3 ;;
     fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
     mpi-operator) echo "${MPI_OPERATOR_VERSION#v}" ;;
+    versitygw) echo "${VERSITYGW_VERSION#v}" ;;
     *) die "no image named $1 (images: ${names[*]})" ;;
   esac
 }
@@ -41,7 +42,7 @@ inputs_of() {
     gpu-device-plugin | csi-registrar) echo "$here/agents" ;;
     alluxio) echo "$repo/tools/alluxio/jars.lock" "$repo/tools/alluxio/bin" "$repo/tools/alluxio/conf" ;;
     # Built from pinned modules (Kubernetes, CoreDNS, Fluid, Helm): a new pin is a new image.
-    pause | coredns | fluid-csi | fluid-controllers | mpi-operator) echo "$here/versions.env" ;;
+    pause | coredns | fluid-csi | fluid-controllers | mpi-operator | versitygw) echo "$here/versions.env" ;;
   esac
 }
 
@@ -69,6 +70,7 @@ prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
 }
 prepare_training() { :; }  # its files are all beside its Containerfile
 prepare_mpi-operator() { cp "$cache/mpi-operator/mpi-operator" "$1/"; }  # build.sh mpijob's binary
+prepare_versitygw() { cp "$cache/versitygw-$VERSITYGW_VERSION/versitygw" "$1/"; }  # build.sh versitygw's binary
 prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
   cp -r "$("$repo/tools/alluxio/fetch.sh")" "$1/jars" && rm -f "$1/jars/.complete"
   cp "$repo/tools/alluxio/bin/alluxio" "$repo/tools/alluxio/conf/log4j.properties" "$1/"

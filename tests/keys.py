@@ -1,13 +1,12 @@
-"""Distinctive OSS key values for the leak tests, one pair per mode, so a leak says which mode
-leaked: keys in datasets_oss_secrets (plain and vault-encrypted) and inline in a Dataset. A run's
-private data directory (ansible-runner's artifacts: stdout, job_events, command) is searched too."""
+"""Distinctive key values for the leak tests, one pair per mode, so a leak says which mode leaked:
+keys in datasets_oss_secrets or datasets_s3_secrets (plain and vault-encrypted) and inline in a
+Dataset. A run's private data directory (ansible-runner's artifacts: stdout, job_events, command)
+is searched too."""
 
 import os
 import subprocess
 
 import yaml
-
-from conftest import INVENTORY, SETTINGS
 
 PLAIN = {"access_key_id": "LEAK-plain-id-5e0c", "access_key_secret": "LEAK-plain-secret-5e0c"}
 VAULTED = {"access_key_id": "LEAK-vault-id-5e0c", "access_key_secret": "LEAK-vault-secret-5e0c"}
@@ -33,8 +32,10 @@ def leaks_in_run(directory, *more):
     return found
 
 
-def vaulted_vars(tmp_path):
-    """A vars file whose imagenet-oss keys are vault-encrypted strings, and its password file."""
+def vaulted_vars(tmp_path, store="oss"):
+    """A vars file of the store's Secrets (datasets_oss_secrets or datasets_s3_secrets): the
+    inventory's, imagenet-STORE, with vault-encrypted keys, and leakcheck-STORE with plain ones;
+    and its password file."""
     password = tmp_path / "vault-password"
     password.write_text("fluidops-test-vault\n")
     encrypted = {}
@@ -42,21 +43,10 @@ def vaulted_vars(tmp_path):
         text = subprocess.run(["ansible-vault", "encrypt_string", "--vault-password-file", str(password), value, "--name", field],
                               capture_output=True, text=True, check=True).stdout
         encrypted.update(yaml.safe_load(text.replace("!vault", "")))
-    lines = ["datasets_oss_secrets:", "  imagenet-oss:"]
+    lines = ["datasets_%s_secrets:" % store, "  imagenet-%s:" % store]
     for field, text in encrypted.items():
         lines += ["    %s: !vault |" % field] + ["      " + line for line in text.strip().splitlines()]
-    lines += ["  leakcheck-oss:"] + ["    %s: %s" % item for item in PLAIN.items()]
+    lines += ["  leakcheck-%s:" % store] + ["    %s: %s" % item for item in PLAIN.items()]
     path = tmp_path / "vaulted.yml"
     path.write_text("\n".join(lines) + "\n")
     return path, password
-
-
-def local_datasets_with_inline_keys():
-    """The local inventory's datasets_list with imagenet's keys inline in its mount instead of in
-    its Secret (allow_inline_credentials)."""
-    with open(os.path.join(INVENTORY, SETTINGS), encoding="utf-8") as handle:
-        datasets = yaml.safe_load(handle)["datasets_list"]
-    mount = datasets[0]["mounts"][0]
-    del mount["oss_secret"]
-    mount.update(allow_inline_credentials=True, options=dict(mount["options"], **INLINE))
-    return datasets
