@@ -10,7 +10,7 @@ entry says why, with the upstream reference.
 Every run a test makes through tests/playbook.py, and every runbook block that runs
 ansible-playbook, is recorded here (``record``); the cluster and integration tests check each run after the test
 that made it (tests/cluster/conftest.py, tests/nodes/conftest.py), and tests/cluster/test_teardown.py
-that site.yml, status.yml, benchmark.yml and teardown.yml were among the runs checked.
+and tests/nodes/test_zz_down.py that the playbooks operators run were among the runs checked.
 """
 
 import collections
