@@ -284,12 +284,14 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
     """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master
     scaled to 0, a pod that mounts the claim on a node with no FUSE pod yet waits in
     ContainerCreating (the FUSE pod started there never mounts); Confirm's commands show it, the
-    Fix deletes the pod and makes the dataset again (docs/runbooks/recreate-dataset.md), and the
-    pod, started again, runs with the dataset's bytes. Scaling the master up again instead left
-    the old master's state in the runtime: a new FUSE pod read 2 of 32 files with other files'
-    bytes (the new master, its journal in an emptyDir, numbers the blocks afresh), and with the
-    cache freed and the FUSE pods started again, a warm-up's loader failed every file (the job
-    workers' metadata cache) and left the cache empty. Last of this file: making the dataset
+    Fix deletes the pod, starts the master, frees every block and makes the dataset again
+    (docs/runbooks/recreate-dataset.md), and the pod, started again, runs with the dataset's
+    bytes. Each half of the fix alone left the old master's state: started again only, a new FUSE
+    pod read 2 of 32 files with other files' bytes (the new master, its journal in an emptyDir,
+    numbers the blocks afresh) and, once the cache was freed, a warm-up's loader failed every file
+    (the job workers' metadata cache); made again with the master at 0, the new worker loaded the
+    old blocks left in its node's tier directory, and a pod read 2 of 32 files with validation
+    files' bytes (test_runbooks.py's FUSE test caught it). Last of this file: making the dataset
     again deletes the bundle's finished training job."""
     node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
     kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
@@ -305,7 +307,8 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
         on_node = run(stuck, "fuse-on-node")
         assert on_node.splitlines()[0] == "true" and DATASET + "-fuse-" in on_node and "Running" in on_node, on_node
         run(stuck, "fuse-master", state="symptom")
-        run(stuck, "fuse-master-stop-pods")
+        run(stuck, "fuse-master-start")
+        run(stuck, "fuse-master-clear")
     for block_id in ("recreate-delete", "recreate-make", "recreate-check"):
         run(shell, block_id)
     assert kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cachedPercentage}").stdout == "100.0%"
