@@ -12,13 +12,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import node_cache_dirs
+
 RUNTIME_KINDS = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
 
 
 def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None):
     """``{datasets, nfs_volumes, secrets, namespaces}``: each dataset as ``{name, namespace,
-    runtime_kind, claim, volume, mounts, data_subdir, warmup}`` (Fluid names its PVC like the
-    dataset and its PV ``<namespace>-<name>``; mounts without their options), each NFS baseline
+    runtime_kind, claim, volume, mounts, cache_dirs, data_subdir, warmup}`` (Fluid names its PVC
+    like the dataset and its PV ``<namespace>-<name>``; mounts without their options; cache_dirs:
+    where its workers keep blocks on a node), each NFS baseline
     as ``{name, namespace, claim, volume, data_subdir}``, each
     declared Secret of OSS or S3 keys as ``{name, namespace}``, and every namespace any of them lives in."""
     refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
@@ -32,7 +35,8 @@ def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="defaul
                # Where the data is in the dataset's volume (the training job's DATA_DIR); a mount's
                # options can hold credentials and stay out.
                "mounts": [{key: mount[key] for key in ("name", "mount_point", "path") if key in mount}
-                          for mount in item.get("mounts") or [] if isinstance(mount, dict)]}
+                          for mount in item.get("mounts") or [] if isinstance(mount, dict)],
+               "cache_dirs": node_cache_dirs(runtime.get("tiers"), space, item["name"])}
         if item.get("data_subdir"):
             ref["data_subdir"] = item["data_subdir"]
         if item.get("warmup") is not None:

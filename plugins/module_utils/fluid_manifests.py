@@ -316,6 +316,23 @@ def _runtime(runtime, where, meta, context, warnings):
     return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES[kind], "metadata": dict(meta), "spec": spec}
 
 
+def node_cache_dirs(tiers, namespace, name):
+    """The node directories where a runtime's workers keep their blocks, from the runtime's
+    ``tiers`` as ``datasets_list`` gives them: each path of each hostPath level, as Fluid hands it
+    to the workers, ``<path>/<namespace>/<name>`` (Alluxio: pkg/ddc/alluxio/transform.go
+    transformTieredStore; Jindo adds a directory under it: pkg/ddc/jindofsx/transform.go). An
+    emptyDir level ends with its pod. Paths that are not absolute are left out: the checks name them."""
+    dirs = []
+    for tier in tiers if isinstance(tiers, list) else []:
+        if not isinstance(tier, dict) or tier.get("volume_type", "hostPath") != "hostPath":
+            continue
+        for path in str(tier.get("path") or "").split(","):
+            path = path.strip().rstrip("/")
+            if path.startswith("/"):
+                dirs.append("%s/%s/%s" % (path, namespace, name))
+    return dirs
+
+
 def build_nfs_volume(item, index, namespace, mount_options):
     """Seed 003's baseline: a PersistentVolume and a PersistentVolumeClaim of the same name."""
     where = "datasets_nfs_volumes[%d]" % index

@@ -55,6 +55,12 @@ def sleeper(name, images, node):
     return pod(name, images["alluxio"], "sleep infinity", node=node, volumes=[("data", DATASET)])
 
 
+def nodes_with_cache_dir():
+    """The nodes whose host holds the dataset's cache directory (its MEM tier, as Fluid names it)."""
+    return [node for node in NODES if subprocess.run(["podman", "exec", host(node), "test", "-e", "/dev/shm/default/" + DATASET],
+                                                     check=False).returncode == 0]
+
+
 def dataset_mounts(node):
     """The node host's mounts of the dataset: its FUSE mount and the pods' binds of it."""
     table = subprocess.run(["podman", "exec", host(node), "findmnt", "-rn", "-o", "TARGET,SOURCE,FSTYPE"], capture_output=True,
@@ -237,8 +243,15 @@ def test_rotating_the_s3_keys_makes_the_dataset_again_with_them(kubeconfig, shel
     # The Secret, and neither the Dataset's spec nor its runtime's (Fluid reads the keys when it mounts).
     assert run(rotated, "rotate-secret-key-id").strip() == ROTATED["access_key_id"][-4:]
     assert generations(kubeconfig) == specs
-    for block_id in ("recreate-delete", "recreate-make", "recreate-check"):
+    # The worker scaled out and in before left its directory on a second node, which Fluid does
+    # not free; the teardown removes both, so the new runtime's workers find no earlier block.
+    assert len(nodes_with_cache_dir()) == 2, nodes_with_cache_dir()
+    run(rotated, "recreate-delete")
+    assert nodes_with_cache_dir() == []
+    for block_id in ("recreate-make", "recreate-check"):
         run(rotated, block_id)
+    worker = pods(kubeconfig, "-l", "release=%s,role=alluxio-worker" % DATASET)
+    assert nodes_with_cache_dir() == [item["spec"]["nodeName"] for item in worker]
     output = run(rotated, "rotate-mounted-after")
     written = re.search(r"Secret written: (\S+)", output).group(1)
     created = re.search(r"master created: (\S+)", output).group(1)

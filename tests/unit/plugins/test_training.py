@@ -203,13 +203,25 @@ def test_dataset_refs_carry_names_and_namespaces_never_credentials():
                         {"imagenet-oss": {"access_key_id": "id", "access_key_secret": "s3cr3t", "namespace": "team-a"}}, "default")
     assert refs["datasets"] == [
         {"name": "imagenet", "namespace": "default", "runtime_kind": "JindoRuntime", "claim": "imagenet", "volume": "default-imagenet",
-         "mounts": [{"name": "imagenet", "mount_point": "oss://b/d/"}], "warmup": {"targets": []}},
-        {"name": "coco", "namespace": "team-a", "runtime_kind": "AlluxioRuntime", "claim": "coco", "volume": "team-a-coco", "mounts": []}]
+         "mounts": [{"name": "imagenet", "mount_point": "oss://b/d/"}], "cache_dirs": [], "warmup": {"targets": []}},
+        {"name": "coco", "namespace": "team-a", "runtime_kind": "AlluxioRuntime", "claim": "coco", "volume": "team-a-coco", "mounts": [],
+         "cache_dirs": []}]
     assert refs["nfs_volumes"] == [{"name": "nfs-imagenet", "namespace": "default", "claim": "nfs-imagenet", "volume": "nfs-imagenet",
                                     "data_subdir": "imagenet"}]
     assert refs["secrets"] == [{"name": "imagenet-oss", "namespace": "team-a"}]
     assert refs["namespaces"] == ["default", "team-a"]
     assert "s3cr3t" not in repr(refs)
+
+
+def test_a_dataset_s_cache_dirs_are_its_host_path_tiers_under_namespace_and_name_as_fluid_names_them():
+    tiers = [{"medium": "MEM", "path": "/dev/shm/", "quota": "2Gi"},
+             {"medium": "SSD", "path": "/mnt/a,/mnt/b", "quota": "150Gi", "volume_type": "hostPath"},
+             {"medium": "HDD", "path": "/cache", "quota": "1Ti", "volume_type": "emptyDir"},
+             {"medium": "HDD", "path": "relative,/", "quota": "1Ti"}]
+    refs = dataset_refs([{"name": "imagenet", "namespace": "team", "runtime": {"tiers": tiers}},
+                         {"name": "coco", "runtime": {"type": "jindo", "tiers": [{"path": "/dev/shm"}]}}])
+    assert [ref["cache_dirs"] for ref in refs["datasets"]] == [
+        ["/dev/shm/team/imagenet", "/mnt/a/team/imagenet", "/mnt/b/team/imagenet"], ["/dev/shm/default/coco"]]
 
 
 def test_dataset_refs_skip_malformed_items_for_the_datasets_checks_to_name():
