@@ -29,6 +29,12 @@ image="localhost/$name:$tag"
 
 log() { printf '[hostimage] %s\n' "$*" >&2; }
 
+# make test builds it from suites side by side: one build at a time, the others then reuse it
+# (two at once wrote the same tarball, and an import read it half-written).
+mkdir -p "$cache_dir/hostimage"
+exec 9>"$cache_dir/hostimage/.$name.lock"
+flock 9
+
 if podman image exists "$image"; then
   log "reusing $image"
   echo "$image"
@@ -44,7 +50,6 @@ if [ ! -s "$rootfs_tar" ]; then
     || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   # Package lists stay, as on a real host, so check mode can plan the FUSE package install.
   rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
-  mkdir -p "$(dirname "$rootfs_tar")"
   tar -C "$work/rootfs" -cf "$rootfs_tar.part" .
   mv "$rootfs_tar.part" "$rootfs_tar"
 fi
