@@ -55,10 +55,15 @@ def sleeper(name, images, node):
     return pod(name, images["alluxio"], "sleep infinity", node=node, volumes=[("data", DATASET)])
 
 
-def nodes_with_cache_dir():
-    """The nodes whose host holds the dataset's cache directory (its MEM tier, as Fluid names it)."""
-    return [node for node in NODES if subprocess.run(["podman", "exec", host(node), "test", "-e", "/dev/shm/default/" + DATASET],
-                                                     check=False).returncode == 0]
+def nodes_with(path):
+    """The nodes whose host has ``path``."""
+    return [node for node in NODES if subprocess.run(["podman", "exec", host(node), "test", "-e", path], check=False).returncode == 0]
+
+
+# The dataset's cache directory as Fluid names it (its MEM tier), which its worker and FUSE pods
+# mount, and the worker's own directory of blocks in it.
+CACHE_DIR = "/dev/shm/default/" + DATASET
+WORKER_DIR = CACHE_DIR + "/alluxioworker"
 
 
 def dataset_mounts(node):
@@ -244,14 +249,15 @@ def test_rotating_the_s3_keys_makes_the_dataset_again_with_them(kubeconfig, shel
     assert run(rotated, "rotate-secret-key-id").strip() == ROTATED["access_key_id"][-4:]
     assert generations(kubeconfig) == specs
     # The worker scaled out and in before left its directory on a second node, which Fluid does
-    # not free; the teardown removes both, so the new runtime's workers find no earlier block.
-    assert len(nodes_with_cache_dir()) == 2, nodes_with_cache_dir()
+    # not free; the teardown removes the cache directory from every node, so the new runtime's
+    # workers find no earlier block.
+    assert len(nodes_with(WORKER_DIR)) == 2, nodes_with(WORKER_DIR)
     run(rotated, "recreate-delete")
-    assert nodes_with_cache_dir() == []
+    assert nodes_with(CACHE_DIR) == []
     for block_id in ("recreate-make", "recreate-check"):
         run(rotated, block_id)
     worker = pods(kubeconfig, "-l", "release=%s,role=alluxio-worker" % DATASET)
-    assert nodes_with_cache_dir() == [item["spec"]["nodeName"] for item in worker]
+    assert nodes_with(WORKER_DIR) == [item["spec"]["nodeName"] for item in worker]
     output = run(rotated, "rotate-mounted-after")
     written = re.search(r"Secret written: (\S+)", output).group(1)
     created = re.search(r"master created: (\S+)", output).group(1)
