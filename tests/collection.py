@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 
-from playbook import REPO, start_playbook
+from playbook import REPO, run_playbook
 
 NAMESPACE, NAME = "fluidops", "accel"
 FQCN = NAMESPACE + "." + NAME
@@ -75,13 +75,9 @@ class Installed:
         """ansible-playbook fluidops.accel.<name>... (one run, the playbooks in that order) in
         workdir, through ansible-runner as every test's run (tests/playbook.py): the PlaybookRun,
         ``returncode, output`` and its job events. Options: run_playbook's."""
-        return self.start(*names, **options).finish()
-
-    def start(self, *names, **options):
-        """The same run, started (tests/playbook.py's RunningPlaybook: finish() waits for it)."""
         # ansible-runner adds to this process's environment and cannot take a variable out of it.
         inherited = sorted(key for key in os.environ if key.startswith("ANSIBLE_") and key not in self.settings
                            or key == "PYTHONPATH")
         assert not inherited, "settings in the environment would reach the installed collection's runs: %s" % inherited
-        return start_playbook(*[FQCN + "." + name for name in names], project_dir=self.workdir,
-                              env=dict(os.environ, **self.settings), **options)
+        return run_playbook(*[FQCN + "." + name for name in names], project_dir=self.workdir,
+                            env=dict(os.environ, **self.settings), **options)

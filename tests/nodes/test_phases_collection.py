@@ -5,9 +5,8 @@ with an empty ansible.cfg and the local inventory given by its absolute path (it
 the local cluster's kubeconfig, registry, helm and charts from FLUIDOPS_CACHE_DIR or HOME, not from
 the repository). On the cluster site.yml converged, site changes nothing; every playbook runs in
 check mode, in one run, asking for changes, and neither the cluster's objects nor the node hosts
-change. The two runs go side by side: neither changes anything when the bundle is right. The
-benchmark is not among them: the local inventory declares no baseline store (this kernel has no
-NFS client); the simulated cluster's suite runs it.
+change. The benchmark is not among them: the local inventory declares no baseline store (this
+kernel has no NFS client); the simulated cluster's suite runs it.
 
 test_phases.py leaves the nodes without the pool's label: the installed node_labels puts it back
 first, as site_run made it, and removes it again at the end. teardown runs in check mode: for real
@@ -42,27 +41,12 @@ def installed(tmp_path_factory, site_run):
     assert returncode == 0, output[-3000:]
 
 
-def start_installed(installed, *names, **options):
-    """The playbook by its collection name at -v, which names the roles' paths, started."""
-    return installed.start(*names, inventory=INVENTORY, verbosity=1, **options)
-
-
-@pytest.fixture(scope="module")
-def runs(installed, api, tmp_path_factory):
-    """The second run of the deployment and the check-mode run of every other playbook, side by
-    side on the converged cluster (neither changes anything when the bundle is right, so each
-    one's checks hold whatever the other does), with the cluster's objects and the node hosts
-    read before and after both."""
-    status_json = tmp_path_factory.mktemp("status") / "status.json"
-    before, hosts_before = cluster_state(api), {name: host_state(host(name)) for name in NODES}
-    started = {"site": start_installed(installed, "site", extra_vars=WANTED),
-               "check": start_installed(installed, *DEPLOYMENT, "status", "teardown", check=True, extra_vars=dict(
-                   WANTED, node_labels_extra={"fluidops.io/pool": "inference"}, cache_status_json_path=str(status_json)))}
-    done = {name: run.finish() for name, run in started.items()}
-    for run in done.values():
-        installed.check_roles_installed(run.output)
-    return dict(done, before=before, hosts_before=hosts_before, after=cluster_state(api),
-                hosts_after={name: host_state(host(name)) for name in NODES}, status_json=status_json)
+def run_installed(installed, *names, **options):
+    """The playbook by its collection name at -v, which names the roles' paths: (return code, output),
+    checked to come from the installed copy, not the repository."""
+    run = installed.playbook(*names, inventory=INVENTORY, verbosity=1, **options)
+    installed.check_roles_installed(run.output)
+    return run
 
 
 def nothing_changed(run):
@@ -70,19 +54,21 @@ def nothing_changed(run):
     assert changed and set(changed.values()) == {0}, run.tasks("changed")  # {host: [the tasks that changed]}
 
 
-def test_the_whole_deployment_by_its_collection_name_changes_nothing(runs):
+def test_the_whole_deployment_by_its_collection_name_changes_nothing(installed):
     # The second run of site.yml's phases on the converged cluster, nodes included.
-    run = runs["site"]
+    run = run_installed(installed, "site", extra_vars=WANTED)
     assert run.returncode == 0, run.output[-3000:]
     assert "Train" in run.plays()
     nothing_changed(run)
 
 
-def test_each_playbook_by_its_collection_name_runs_in_check_mode_and_changes_nothing(installed, runs):
+def test_each_playbook_by_its_collection_name_runs_in_check_mode_and_changes_nothing(installed, api, tmp_path):
     # One run, the phases one after the other as an operator would run them, then the status and
     # the teardown, asking for changes: other node labels, the teardown of everything. Check mode
     # reports them and makes none.
-    run = runs["check"]
+    before, hosts_before = cluster_state(api), {name: host_state(host(name)) for name in NODES}
+    run = run_installed(installed, *DEPLOYMENT, "status", "teardown", check=True, extra_vars=dict(
+        WANTED, node_labels_extra={"fluidops.io/pool": "inference"}, cache_status_json_path=str(tmp_path / "status.json")))
     assert run.returncode == 0, run.output[-3000:]
     # Each playbook ran (its first play of its own, as the installed playbook names it).
     for name in DEPLOYMENT + ["status", "teardown"]:
@@ -93,9 +79,9 @@ def test_each_playbook_by_its_collection_name_runs_in_check_mode_and_changes_not
     (labels,) = run.results(task="Label and taint the nodes")
     assert labels["status"] == "changed" and labels["res"]["patched"] == NODES, labels
     assert {patch["metadata"]["labels"]["fluidops.io/pool"] for patch in labels["res"]["patches"].values()} == {"inference"}
-    before, after = runs["before"], runs["after"]
+    after = cluster_state(api)
     assert {key: value for key, value in after.items() if before.get(key) != value} == {}
     assert set(before) - set(after) == set()
-    assert runs["hosts_after"] == runs["hosts_before"]
-    assert not runs["status_json"].exists()
+    assert {name: host_state(host(name)) for name in NODES} == hosts_before
+    assert not (tmp_path / "status.json").exists()
     assert [result["status"] for result in run.results(task="Read the cache state of the datasets")] == ["ok"]
