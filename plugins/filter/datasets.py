@@ -12,25 +12,25 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import node_cache_dirs
-
-RUNTIME_KINDS = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import CACHELESS, RUNTIMES, node_cache_dirs
 
 
-def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None):
-    """``{datasets, nfs_volumes, secrets, namespaces}``: each dataset as ``{name, namespace,
-    runtime_kind, claim, volume, mounts, cache_dirs, data_subdir, warmup}`` (Fluid names its PVC
-    like the dataset and its PV ``<namespace>-<name>``; mounts without their options; cache_dirs:
-    where its workers keep blocks on a node), each NFS baseline
-    as ``{name, namespace, claim, volume, data_subdir}``, each
-    declared Secret of OSS or S3 keys as ``{name, namespace}``, and every namespace any of them lives in."""
+def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None, thin_profiles=None):
+    """``{datasets, nfs_volumes, secrets, thin_profiles, namespaces}``: each dataset as ``{name,
+    namespace, runtime_kind, cache, claim, volume, mounts, cache_dirs, data_subdir, warmup}`` (Fluid
+    names its PVC like the dataset and its PV ``<namespace>-<name>``; cache: whether its runtime
+    keeps one, a ThinRuntime does not; mounts without their options; cache_dirs: where its workers
+    keep blocks on a node), each NFS baseline as ``{name, namespace, claim, volume, data_subdir}``,
+    each declared Secret of OSS or S3 keys as ``{name, namespace}``, each ThinRuntime profile's name
+    (cluster-wide), and every namespace any of them lives in."""
     refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
     # Malformed items are skipped here: the datasets role's checks name them (preflight).
     for item in [i for i in datasets or [] if isinstance(i, dict) and i.get("name")]:
         space = item.get("namespace") or namespace
         runtime = item.get("runtime") if isinstance(item.get("runtime"), dict) else {}
-        kind = RUNTIME_KINDS.get(runtime.get("type") or "alluxio", "AlluxioRuntime")
-        ref = {"name": item["name"], "namespace": space, "runtime_kind": kind, "claim": item["name"],
+        kind = runtime.get("type") if runtime.get("type") in RUNTIMES else "alluxio"
+        ref = {"name": item["name"], "namespace": space, "runtime_kind": RUNTIMES[kind], "cache": kind not in CACHELESS,
+               "claim": item["name"],
                "volume": "%s-%s" % (space, item["name"]),
                # Where the data is in the dataset's volume (the training job's DATA_DIR); a mount's
                # options can hold credentials and stay out.
@@ -51,6 +51,7 @@ def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="defaul
         space = credentials.get("namespace") if isinstance(credentials, dict) else None
         refs["secrets"].append({"name": str(name), "namespace": space or namespace})
     refs["namespaces"] = sorted({ref["namespace"] for group in refs.values() for ref in group})
+    refs["thin_profiles"] = [str(item["name"]) for item in thin_profiles or [] if isinstance(item, dict) and item.get("name")]
     return refs
 
 

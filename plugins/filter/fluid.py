@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters: the Kubernetes objects of the datasets role (Fluid objects, object stores' key Secrets, NFS volumes)."""
+"""Filters: the Kubernetes objects of the datasets role (Fluid objects, ThinRuntime profiles, object
+stores' key Secrets, NFS volumes)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,15 +16,26 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     build_dataset,
     build_nfs_volume,
     build_store_secret,
+    build_thin_profile,
     check_placement,
+    typed,
 )
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 
 
 def fluid_dataset_manifests(datasets, context):
-    """``{"manifests": [...], "warnings": [...]}`` for every dataset, or an error naming the bad variable."""
+    """``{"manifests": [...], "warnings": [...]}`` for every ThinRuntime profile (first: the
+    runtimes name them) and every dataset, or an error naming the bad variable. ``context``: as
+    build_dataset takes it, with ``image_registry`` (fluidops_image_registry) for the profiles' images."""
     manifests, warnings = [], []
     try:
+        for index, item in enumerate(typed(context.get("thin_profiles"), list, "datasets_thin_profiles", default=[])):
+            profile = build_thin_profile(item, index, context.get("image_registry") or "")
+            name = profile["metadata"]["name"]
+            if any(other["metadata"]["name"] == name for other in manifests):
+                raise DatasetError("datasets_thin_profiles[%d] (%s): the name is given twice" % (index, name))
+            _schema_check([profile], "datasets_thin_profiles[%d] (%s)" % (index, name))
+            manifests.append(profile)
         for index, item in enumerate(datasets or []):
             built = build_dataset(item, index, context)
             _schema_check(built["manifests"], "datasets_list[%d] (%s)" % (index, item.get("name")))

@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fluid Dataset and runtime manifests, object stores' key Secrets and NFS volumes from the
-dataset variables.
+"""Fluid Dataset and runtime manifests, ThinRuntime profiles, object stores' key Secrets and NFS
+volumes from the dataset variables.
 
 ``build_dataset(item, index, context)`` turns one entry of ``datasets_list`` into the objects
-Fluid needs (the Dataset and its AlluxioRuntime or JindoRuntime) or raises ``DatasetError`` whose message names the variable,
-the bad value and what is allowed. Secret values never enter the manifests of the Dataset or
-runtime: those reference the Secret by name.
+Fluid needs (the Dataset and its AlluxioRuntime, JindoRuntime or ThinRuntime) or raises
+``DatasetError`` whose message names the variable, the bad value and what is allowed. Secret values
+never enter the manifests of the Dataset or runtime: those reference the Secret by name.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,10 +18,14 @@ import copy
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.images import mirrored
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_k8s_quantity, parse_bytes
 
 MEDIA = ("MEM", "SSD", "HDD")
-RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime"}
+RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime", "thin": "ThinRuntime"}
+# Runtimes that keep no cache: a ThinRuntime runs only the FUSE program its profile names.
+CACHELESS = ("thin",)
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 PLACEMENTS = ("Exclusive", "Shared")
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadOnlyOnce", "ReadWriteOncePod")
 # The object stores whose keys a mount takes from a Secret: the mount points' schemes, the mount's
@@ -223,8 +227,9 @@ def build_dataset(item, index, context):
     """Return ``{"manifests": [...], "warnings": [...]}`` for ``datasets_list[index]``.
 
     ``context`` holds ``profiles``, ``gpu_node_count``, ``accelerator_key``, ``accelerator``,
-    ``namespace`` (the default namespace) and ``tolerations`` (the GPU nodes' taints, which
-    Fluid gives the runtime's master, worker and fuse pods through the Dataset).
+    ``namespace`` (the default namespace), ``tolerations`` (the GPU nodes' taints, which
+    Fluid gives the runtime's master, worker and fuse pods through the Dataset) and
+    ``thin_profiles`` (datasets_thin_profiles, which a ThinRuntime's ``thin_profile`` names).
     """
     where = "datasets_list[%d]" % index
     warnings = []
@@ -239,6 +244,8 @@ def build_dataset(item, index, context):
         typed(mount, dict, "%s.mounts[%d]" % (where, i))
     runtime = item.get("runtime")
     kind = runtime.get("type", "alluxio") if isinstance(runtime, dict) else "alluxio"
+    _require(kind not in CACHELESS or item.get("warmup") is None,
+             "%s.warmup is set, but its runtime (type %s) keeps no cache to warm: drop warmup" % (where, kind))
     spec = {"mounts": [_mount(m, "%s.mounts[%d]" % (where, i), warnings, kind) for i, m in enumerate(mounts)]}
 
     affinity = typed(item.get("node_affinity", {context["accelerator_key"]: [context["accelerator"]]}), dict, where + ".node_affinity")
@@ -267,6 +274,8 @@ def build_dataset(item, index, context):
 def _runtime(runtime, where, meta, context, warnings):
     kind = runtime.get("type", "alluxio")
     _require(kind in RUNTIMES, "%s.type=%s is not one of %s" % (where, kind, ", ".join(sorted(RUNTIMES))))
+    if kind in CACHELESS:
+        return _thin_runtime(runtime, where, meta, context)
     replicas = runtime.get("replicas", context["gpu_node_count"])
     _require(isinstance(replicas, int) and 1 <= replicas <= context["gpu_node_count"],
              "%s.replicas=%s must be between 1 and the number of GPU nodes (%d): cache workers run on GPU nodes"
@@ -314,6 +323,66 @@ def _runtime(runtime, where, meta, context, warnings):
         # Both runtimes take fuse.env as a map (MAX_IDLE_THREADS goes here, not in the mount options).
         spec.setdefault("fuse", {})["env"] = {k: str(v) for k, v in sorted(fuse_env.items())}
     return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES[kind], "metadata": dict(meta), "spec": spec}
+
+
+# What a ThinRuntime takes from datasets_list: its profile names the FUSE program; there is no
+# cache to size, tune or warm.
+_THIN_KEYS = ("type", "thin_profile", "fuse_options")
+
+
+def _thin_runtime(runtime, where, meta, context):
+    names = [str(profile.get("name")) for profile in context.get("thin_profiles") or [] if isinstance(profile, dict)]
+    profile = runtime.get("thin_profile")
+    _require(profile in names, "%s.thin_profile=%s is not a profile of datasets_thin_profiles (%s)"
+             % (where, profile if profile is not None else "(unset)", ", ".join(names) or "none is defined"))
+    other = sorted(set(runtime) - set(_THIN_KEYS))
+    _require(not other, "%s sets %s, which a ThinRuntime does not take: it keeps no cache and runs the FUSE program of "
+             "its profile (allowed: %s)" % (where, ", ".join(other), ", ".join(_THIN_KEYS)))
+    spec = {"profileName": profile}
+    options = typed(runtime.get("fuse_options"), dict, where + ".fuse_options", default={})
+    if options:
+        spec["fuse"] = {"options": {str(key): str(value) for key, value in sorted(options.items())}}
+    return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES["thin"], "metadata": dict(meta), "spec": spec}
+
+
+def split_image(reference):
+    """(repository, tag) of an image reference; the tag is empty when a digest or nothing pins it."""
+    text = str(reference)
+    if "@" in text:
+        return text, ""
+    repository, separator, tag = text.rpartition(":")
+    if not separator or "/" in tag:
+        return text, ""
+    return repository, tag
+
+
+def build_thin_profile(item, index, registry=""):
+    """A ThinRuntimeProfile (cluster-scoped) from ``datasets_thin_profiles[index]``: ``{name,
+    file_system_type, image, pull_policy, command, args, env}``. Fluid's CSI plugin finds the mount
+    by ``file_system_type`` in the node's mount table (fuse.s3fs for s3fs); ``image`` is a whole
+    reference with its tag, sent to ``registry`` when one is set."""
+    where = "datasets_thin_profiles[%d]" % index
+    typed(item, dict, where)
+    name = str(item.get("name", ""))
+    _require(_NAME.match(name) and len(name) <= 63, "%s.name=%s is not a Kubernetes name (lower case, digits, '-')" % (where, name or "(unset)"))
+    where = "%s (%s)" % (where, name)
+    fs_type = item.get("file_system_type")
+    _require(isinstance(fs_type, str) and fs_type.strip(), "%s.file_system_type=%s must name the mount's type as the "
+             "node's mount table shows it, such as fuse.s3fs" % (where, fs_type if fs_type is not None else "(unset)"))
+    repository, tag = split_image(mirrored(str(item.get("image") or ""), registry))
+    _require(item.get("image") and tag, "%s.image=%s must be an image reference with its tag, such as "
+             "registry.example.com/s3fs-fuse:1.90" % (where, item.get("image") or "(unset)"))
+    policy = item.get("pull_policy", "IfNotPresent")
+    _require(policy in PULL_POLICIES, "%s.pull_policy=%s is not one of %s" % (where, policy, ", ".join(PULL_POLICIES)))
+    fuse = {"image": repository, "imageTag": tag, "imagePullPolicy": policy}
+    for key in ("command", "args"):
+        if item.get(key) is not None:
+            fuse[key] = [str(part) for part in typed(item[key], list, "%s.%s" % (where, key))]
+    env = typed(item.get("env"), dict, where + ".env", default={})
+    if env:
+        fuse["env"] = [{"name": str(key), "value": str(value)} for key, value in sorted(env.items())]
+    return {"apiVersion": "data.fluid.io/v1alpha1", "kind": "ThinRuntimeProfile", "metadata": {"name": name},
+            "spec": {"fileSystemType": fs_type.strip(), "fuse": fuse}}
 
 
 def node_cache_dirs(tiers, namespace, name):
@@ -381,8 +450,10 @@ def build_store_secret(name, credentials, namespace, store="oss"):
 def check_placement(manifests, gpu_node_count):
     """Exclusive datasets (Fluid's default placement) each take nodes of their own: their cache
     workers, plus those of the widest Shared dataset, must fit on the GPU nodes."""
-    datasets = [m for m in manifests if m["kind"] == "Dataset"]
-    replicas = {m["metadata"]["name"]: m["spec"]["replicas"] for m in manifests if m["kind"] in RUNTIMES.values()}
+    replicas = {m["metadata"]["name"]: m["spec"]["replicas"] for m in manifests
+                if m["kind"] in RUNTIMES.values() and "replicas" in m["spec"]}
+    # A ThinRuntime runs no cache workers: it takes no node of its own.
+    datasets = [m for m in manifests if m["kind"] == "Dataset" and m["metadata"]["name"] in replicas]
     exclusive = [d["metadata"]["name"] for d in datasets if d["spec"].get("placement", "Exclusive") == "Exclusive"]
     shared = [replicas[d["metadata"]["name"]] for d in datasets if d["metadata"]["name"] not in exclusive]
     wanted = sum(replicas[name] for name in exclusive) + max(shared or [0])

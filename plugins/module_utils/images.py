@@ -86,9 +86,13 @@ def _pod_specs(obj):
 
 def manifest_images(objects):
     """Every image the objects run, sorted, once each: their containers' and init containers'
-    images, and the images Fluid's controllers take from their environment (``*_IMAGE_ENV``)."""
+    images, the images Fluid's controllers take from their environment (``*_IMAGE_ENV``), and the
+    FUSE image of a ThinRuntimeProfile (``image`` and ``imageTag``)."""
     images = set()
     for obj in objects or []:
+        fuse = (obj.get("spec") or {}).get("fuse") or {} if isinstance(obj, dict) and obj.get("kind") == "ThinRuntimeProfile" else {}
+        if fuse.get("image"):
+            images.add("%s:%s" % (fuse["image"], fuse["imageTag"]) if fuse.get("imageTag") else fuse["image"])
         for pod_spec in _pod_specs(obj):
             for container in (pod_spec.get("containers") or []) + (pod_spec.get("initContainers") or []):
                 if container.get("image"):

@@ -9,7 +9,8 @@ Where the data is inside the claim (seeds 000-003): Fluid shows each mount of a 
 ``/<mount name>`` (``/data/imagenet`` for seed 000's OSS mount named imagenet,
 ``/data/nfs-imagenet/imagenet`` for seed 003's ``pvc://nfs-imagenet`` whose export holds an
 ``imagenet`` directory); a plain PVC shows its volume's root (``/data/imagenet`` on the NFS
-baseline). An item's ``data_subdir`` names the directory below that.
+baseline), and so does a ThinRuntime's claim, where its FUSE program mounts the store itself. An
+item's ``data_subdir`` names the directory below that.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,8 +32,11 @@ def _require(condition, message):
 
 
 def data_dir(claim, datasets, nfs_volumes, mount_path):
-    """DATA_DIR for a job that mounts ``claim`` at ``mount_path``."""
+    """DATA_DIR for a job that mounts ``claim`` at ``mount_path``. ``datasets``: refs of
+    fluidops_datasets_model, whose ``cache`` is false for a ThinRuntime."""
     for item in datasets or []:
+        if item.get("name") == claim and item.get("cache") is False:
+            return posixpath.normpath(posixpath.join(mount_path, item.get("data_subdir", "")))
         if item.get("name") == claim:
             mounts = item.get("mounts") or [{}]
             mount = mounts[0]

@@ -127,6 +127,7 @@ import copy
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import RUNTIMES
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
 
 
@@ -154,10 +155,10 @@ def dataset_done(phase, cached_percentage):
 
 
 def find_runtime(client, dataset):
-    """The runtime of the same name as the dataset: the kind Fluid bound, else any that exists."""
+    """The runtime of the same name as the dataset: the kind Fluid bound, else any the bundle makes that exists."""
     meta = dataset["metadata"]
     bound = runtime_kind(dataset)
-    for kind in [bound] if bound else ["AlluxioRuntime", "JindoRuntime"]:
+    for kind in [bound] if bound else sorted(RUNTIMES.values()):
         runtime = client.get(kind, meta["name"], meta["namespace"])
         if runtime:
             return runtime
@@ -172,7 +173,7 @@ def why_not_ready(client, dataset, runtime):
                              for c in (dataset.get("status") or {}).get("conditions") or []],
               "events": client.events("Dataset", meta["name"], meta["namespace"])}
     if runtime is None:
-        reason["runtime"] = ("no runtime named %s in %s: create an AlluxioRuntime or JindoRuntime of the dataset's name"
+        reason["runtime"] = ("no runtime named %s in %s: create an AlluxioRuntime, JindoRuntime or ThinRuntime of the dataset's name"
                              % (meta["name"], meta["namespace"]))
     else:
         status = runtime.get("status") or {}

@@ -65,11 +65,12 @@ NAME_RULES = {
 #     ValidatePersistentVolumeName, ValidateNodeName, ValidatePodName = NameIsDNSSubdomain (same file).
 #   Job: ValidateReplicationControllerName = NameIsDNSSubdomain (pkg/apis/batch/validation/validation.go ValidateJob).
 #   Custom resources: NameIsDNSSubdomain (k8s.io/apiextensions-apiserver/pkg/registry/customresource/validator.go).
-#   Dataset, AlluxioRuntime, JindoRuntime: Fluid 1.0.8's controllers refuse a name that is not a DNS-1035 label
+#   Dataset, AlluxioRuntime, JindoRuntime, ThinRuntime: Fluid 1.0.8's controllers refuse a name that is not a DNS-1035 label
 #     and retry forever with a warning event (pkg/controllers/v1alpha1/dataset/dataset_controller.go reconcileDataset
 #     step 0; pkg/controllers/runtime_controller.go ReconcileInternal step 2, which every runtime controller runs).
-NAME_GRAMMAR = {"Namespace": "label", "Dataset": "dns1035", "AlluxioRuntime": "dns1035", "JindoRuntime": "dns1035"}
-FLUID_NAMES = ("Dataset", "AlluxioRuntime", "JindoRuntime")
+NAME_GRAMMAR = {"Namespace": "label", "Dataset": "dns1035", "AlluxioRuntime": "dns1035", "JindoRuntime": "dns1035",
+                "ThinRuntime": "dns1035"}
+FLUID_NAMES = ("Dataset", "AlluxioRuntime", "JindoRuntime", "ThinRuntime")
 ANNOTATIONS_LIMIT = 256 * 1024  # TotalAnnotationSizeLimitB, k8s.io/apimachinery/pkg/api/validation/objectmeta.go
 DATA_LIMIT = 1024 * 1024  # MaxSecretSize, k8s.io/kubernetes/pkg/apis/core/types.go (Secrets and ConfigMaps)
 # Helm 3 takes release names of at most 53 characters (helm.sh/helm/v3 pkg/chartutil/validate_name.go).

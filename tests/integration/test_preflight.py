@@ -266,6 +266,22 @@ BAD_VARIABLES = [
         "training_env must be a mapping, got a string (num_batch=1000)",
         id="training-env-as-string",
     ),
+    # A ThinRuntime: its profile declared, its controller enabled.
+    pytest.param(
+        dict(dataset(), datasets_list=[{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}],
+                                        "runtime": {"type": "thin", "thin_profile": "s3fs"}}], fluid_runtimes=["alluxio", "thin"]),
+        "datasets_list[0] (imagenet).runtime.thin_profile=s3fs is not a profile of datasets_thin_profiles (none is defined)",
+        id="thin-profile-undeclared",
+    ),
+    pytest.param(
+        dict(dataset(), datasets_list=[{"name": "imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet"}],
+                                        "runtime": {"type": "thin", "thin_profile": "s3fs"}}],
+             datasets_thin_profiles=[{"name": "s3fs", "file_system_type": "fuse.s3fs", "image": "s3fs-fuse:1.90"}],
+             fluid_runtimes=["alluxio"]),
+        "datasets_list item default/imagenet has a ThinRuntime, whose controller fluid_runtimes=['alluxio'] does not enable: "
+        "add thin to fluid_runtimes.",
+        id="thin-controller-not-enabled",
+    ),
     # References that do not resolve.
     pytest.param(
         dict(dataset(), datasets_external_claims=[]),

@@ -13,6 +13,7 @@ from playbook import PARTS
 KUBE = os.path.join(PARTS, "kube")
 # The local inventory's dataset (inventory/local), over the stand-in of ImageNet cluster.sh wrote.
 DATASET = "imagenet"
+BASELINE = "imagenet-baseline"  # inventory/local's ThinRuntime over the same bucket, with no cache
 # A pod's reading of the training split through the claim, mounted at /data: md5sum's lines.
 READ = "cd /data/%s/train && md5sum *" % DATASET
 

@@ -78,7 +78,7 @@ def test_a_dataset_that_never_binds_times_out_with_the_reason(api, tmp_path):
         returncode, output = play(tmp_path, [{"fluidops.accel.fluid_dataset_info": {"name": ["orphan"], "wait": True, "wait_timeout": 5}}])
         assert returncode != 0
         assert ("Timed out after 5s waiting for phase Bound: orphan: phase NotBound; no runtime named orphan in default: "
-                "create an AlluxioRuntime or JindoRuntime of the dataset's name") in folded(output)
+                "create an AlluxioRuntime, JindoRuntime or ThinRuntime of the dataset's name") in folded(output)
         calls = int(re.search(r"api_calls: ([0-9]+)", output).group(1))
         assert calls <= 8, output  # one list, one watch, then the reads for the reason
     finally:

@@ -15,7 +15,7 @@ from kubernetes import client
 
 from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wait_until
 from playbook import REPO, run_playbook
-from pods import DATASET, KUBE, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
+from pods import BASELINE, DATASET, KUBE, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
 from runbook_shell import run
 
 
@@ -128,11 +128,28 @@ def test_a_pod_reads_the_dataset_through_csi_and_fuse_byte_for_byte(kubeconfig, 
     assert kubectl(kubeconfig, "get", "pvc", DATASET, "-o", "jsonpath={.spec.volumeName}").stdout == "default-" + DATASET
 
 
+def test_a_pod_reads_the_baseline_through_s3fs_with_no_cache_byte_for_byte(kubeconfig, fluid, images):
+    """inventory/local's imagenet-baseline, the stand-in for the seeds' NFS baseline: Fluid's
+    ThinRuntime controller runs the profile's FUSE program (Debian's s3fs-fuse, in the image built
+    here) on the reader's node, which reads the bucket's files through Fluid's CSI plugin, byte for
+    byte, from an s3fs mount; the dataset keeps no cache."""
+    apply(kubeconfig, pod("baseline-reader", images["alluxio"], "cd /data/train && md5sum * && grep ' /data ' /proc/mounts",
+                          node="gpu-node-3", volumes=[("data", BASELINE)]))
+    *sums, mount = finished(kubeconfig, "baseline-reader", 600).strip().splitlines()
+    assert read_sums("\n".join(sums)) == fluid
+    assert mount.split()[2] == "fuse.s3fs", mount
+    [fuse] = pods(kubeconfig, "-l", "release=%s,role=thin-fuse" % BASELINE)
+    assert fuse["spec"]["nodeName"] == "gpu-node-3" and fuse["spec"]["containers"][0]["image"].endswith("/fluidops/s3fs-fuse:1.90"), fuse
+    cached = kubectl(kubeconfig, "get", "dataset", BASELINE, "-o", "jsonpath={.status.runtimes[0].type} {.status.cacheStates.cached}").stdout
+    assert cached == "thin N/A", cached
+
+
 def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # pylint: disable=unused-argument
         kubeconfig, fluid, images, tmp_path):
     """Every image the pods of the bundle's Fluid run (its controllers and CSI plugin, the runtime's
-    master, worker and, once the reader has mounted the claim, FUSE) is on the list the bundle gives an operator to mirror
-    (playbooks/images.yml with the same settings), and is an image built here, by its digest."""
+    master, worker and, once the reader has mounted the claim, FUSE; the baseline's s3fs FUSE) is
+    on the list the bundle gives an operator to mirror (playbooks/images.yml with the same
+    settings), and is an image built here, by its digest."""
     listed = tmp_path / "images.txt"
     done = run_playbook("playbooks/images.yml", extra_vars={"fluidops_images_file": str(listed)})
     assert done.returncode == 0, done.output[-3000:]
@@ -140,13 +157,13 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     assert mirror and all(image.startswith(registry_of(images) + "/") for image in mirror), mirror
     built = {ref.split("@", 1)[1] for ref in images.values()}
     roles = set()
-    for item in pods(kubeconfig, "-n", "fluid-system") + pods(kubeconfig, "-l", "release=" + DATASET):
+    for item in pods(kubeconfig, "-n", "fluid-system") + pods(kubeconfig, "-l", "release in (%s,%s)" % (DATASET, BASELINE)):
         for container in item["spec"]["containers"] + item["spec"].get("initContainers", []):
             assert container["image"] in mirror, (item["metadata"]["name"], container["image"])
         for status in item["status"].get("containerStatuses", []):
             assert status["imageID"].rsplit("@", 1)[1] in built, (item["metadata"]["name"], status["imageID"])
         roles.add(item["metadata"]["labels"].get("role") or item["metadata"]["labels"].get("app"))
-    assert {"alluxio-master", "alluxio-worker", "alluxio-fuse"} <= roles, roles
+    assert {"alluxio-master", "alluxio-worker", "alluxio-fuse", "thin-fuse"} <= roles, roles
 
 
 def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=unused-argument

@@ -75,6 +75,8 @@ SHIPPED = (
     ("fluid", "data.fluid.io", "v1alpha1", "Dataset"),
     ("fluid", "data.fluid.io", "v1alpha1", "AlluxioRuntime"),
     ("fluid", "data.fluid.io", "v1alpha1", "JindoRuntime"),
+    ("fluid", "data.fluid.io", "v1alpha1", "ThinRuntime"),
+    ("fluid", "data.fluid.io", "v1alpha1", "ThinRuntimeProfile"),
     ("fluid", "data.fluid.io", "v1alpha1", "DataLoad"),
     ("mpi-operator", "kubeflow.org", "v2beta1", "MPIJob"),
 )

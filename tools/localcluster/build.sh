@@ -7,8 +7,9 @@
 #             helm-diff plugin (go install github.com/databus23/helm-diff/v3) in a plugin
 #             directory beside it; $cache/helm runs Helm with that directory as HELM_PLUGINS
 #   fluid     the Fluid charts and CRDs from the Fluid Go module (plus a packaged archive), and
-#             Fluid's dataset controller (with the DataLoad controller), AlluxioRuntime controller
-#             and application controller (fluidapp, which the chart deploys on real nodes)
+#             Fluid's dataset controller (with the DataLoad controller), AlluxioRuntime and
+#             ThinRuntime controllers and application controller (fluidapp, which the chart deploys
+#             on real nodes)
 #   mpijob    the MPIJob CRD, mpi-operator's manifests and controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 #   versitygw the S3 gateway of the data-path benchmark (tools/bench), only when named
@@ -173,7 +174,8 @@ go_build_module() {
 if wants fluid; then
   fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
   missing=()
-  for target in dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio fluidapp-controller=cmd/fluidapp; do
+  for target in dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio thinruntime-controller=cmd/thin \
+      fluidapp-controller=cmd/fluidapp; do
     [ -x "$fluid_bin/${target%%=*}" ] || missing+=("$target")
   done
   if ((${#missing[@]})); then

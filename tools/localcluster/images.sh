@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.env"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training versitygw)
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training versitygw s3fs)
 repo=$(cd "$here/../.." && pwd)
 
 log() { printf '[localcluster images] %s\n' "$*" >&2; }
@@ -33,6 +33,8 @@ version_of() {
     fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
     mpi-operator) echo "${MPI_OPERATOR_VERSION#v}" ;;
     versitygw) echo "${VERSITYGW_VERSION#v}" ;;
+    # Debian bookworm's s3fs-fuse.
+    s3fs) echo 1.90 ;;
     *) die "no image named $1 (images: ${names[*]})" ;;
   esac
 }
@@ -64,11 +66,12 @@ prepare_fluid-csi() {  # build.sh node's binary, the scripts from the Fluid modu
 }
 prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
   cp "$cache/fluid-controllers/dataset-controller" "$cache/fluid-controllers/alluxioruntime-controller" \
-    "$cache/fluid-controllers/fluidapp-controller" "$1/"
+    "$cache/fluid-controllers/thinruntime-controller" "$cache/fluid-controllers/fluidapp-controller" "$1/"
   cp "$cache/helm-$HELM_VERSION/helm" "$1/ddc-helm"
   cp -r "$cache/fluid/charts" "$1/charts"
 }
 prepare_training() { :; }  # its files are all beside its Containerfile
+prepare_s3fs() { :; }
 prepare_mpi-operator() { cp "$cache/mpi-operator/mpi-operator" "$1/"; }  # build.sh mpijob's binary
 prepare_versitygw() { cp "$cache/versitygw-$VERSITYGW_VERSION/versitygw" "$1/"; }  # build.sh versitygw's binary
 prepare_alluxio() {  # the jars from Maven Central, the project's alluxio command and log4j settings
@@ -78,19 +81,21 @@ prepare_alluxio() {  # the jars from Maven Central, the project's alluxio comman
 
 # The upstream images each one stands for: those the pinned charts deploy by default (Fluid's
 # values.yaml, mpi-operator's standalone overlay), for Alluxio its own image of the release the
-# jars are, and for the training the seeds' job image. The local registry serves it under these paths too, laid out as a site's mirror is
-# (plugins/module_utils/images.py, mirrored): the bundle's fluidops_image_registry finds there every
-# image it deploys, as tests/nodes checks against playbooks/images.yml.
+# jars are, for the training the seeds' job image, for s3fs the name inventory/local's
+# ThinRuntime profile gives it. The local registry serves it under these paths too, laid out as a
+# site's mirror is (plugins/module_utils/images.py, mirrored): the bundle's fluidops_image_registry
+# finds there every image it deploys, as tests/nodes checks against playbooks/images.yml.
 upstream_of() {
   local fluid=v1.0.8-6533239  # Fluid 1.0.8's chart: its images' defaultVersion
   case $1 in
     fluid-controllers) echo "fluidcloudnative/dataset-controller:$fluid fluidcloudnative/alluxioruntime-controller:$fluid" \
-      "fluidcloudnative/application-controller:$fluid" ;;
+      "fluidcloudnative/thinruntime-controller:$fluid fluidcloudnative/application-controller:$fluid" ;;
     fluid-csi) echo "fluidcloudnative/fluid-csi:$fluid" ;;
     csi-registrar) echo "fluidcloudnative/csi-node-driver-registrar:v2.14.0" ;;
     alluxio) echo "alluxio/alluxio:2.9.3" ;;
     mpi-operator) echo "mpioperator/mpi-operator:${MPI_OPERATOR_VERSION#v}" ;;
     training) echo "tensorflow-samples/horovod-benchmark-dawnbench-v2:0.18.1-tf1.14.0-torch1.2.0-mxnet1.5.0-py3.6" ;;
+    s3fs) echo "fluidops/s3fs-fuse:$(version_of s3fs)" ;;
   esac
 }
 

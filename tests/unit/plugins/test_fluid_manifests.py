@@ -171,3 +171,55 @@ def test_libfuse_2_s_options_are_refused_where_fluid_loads_libfuse_3(properties,
 def test_every_built_in_profile_s_fuse_options_suit_the_libfuse_it_loads():
     for name in CONTEXT["profiles"]:
         build_dataset(pvc_dataset(profile=name), 0, CONTEXT)
+
+
+S3FS = {"name": "s3fs", "file_system_type": "fuse.s3fs", "image": "fluidops/s3fs-fuse:1.90"}
+BASELINE = {"name": "imagenet-baseline", "mounts": [{"mount_point": "s3://imagenet/", "name": "imagenet", "s3_secret": "imagenet-s3",
+                                                     "options": {"url": "http://store:7070", "use_path_request_style": ""}}],
+            "runtime": {"type": "thin", "thin_profile": "s3fs"}}
+
+
+def test_a_thin_runtime_names_its_profile_and_keeps_no_cache():
+    dataset, runtime = build_dataset(BASELINE, 0, dict(CONTEXT, thin_profiles=[S3FS]))["manifests"]
+    mount = dataset["spec"]["mounts"][0]
+    # The FUSE program's own options, and the keys as files Fluid mounts from the Secret.
+    assert mount["options"] == {"url": "http://store:7070", "use_path_request_style": ""}
+    assert [option["name"] for option in mount["encryptOptions"]] == ["aws.accessKeyId", "aws.secretKey"]
+    assert runtime == {"apiVersion": "data.fluid.io/v1alpha1", "kind": "ThinRuntime",
+                       "metadata": {"name": "imagenet-baseline", "namespace": "default"}, "spec": {"profileName": "s3fs"}}
+    _dataset, runtime = build_dataset(dict(BASELINE, runtime={"type": "thin", "thin_profile": "s3fs", "fuse_options": {"retries": 3}}),
+                                      0, dict(CONTEXT, thin_profiles=[S3FS]))["manifests"]
+    assert runtime["spec"]["fuse"] == {"options": {"retries": "3"}}
+
+
+def test_the_profiles_come_first_their_images_mirrored_and_a_thin_runtime_takes_no_node():
+    # Four Exclusive cache workers fill the four nodes; the ThinRuntime runs none.
+    built = fluid_dataset_manifests([pvc_dataset(), BASELINE],
+                                    dict(CONTEXT, thin_profiles=[dict(S3FS, command=["/entry"], env={"S3FS_DEBUG": 1})],
+                                         image_registry="mirror.example:5000"))
+    assert [m["kind"] for m in built["manifests"]] == ["ThinRuntimeProfile", "Dataset", "AlluxioRuntime", "Dataset", "ThinRuntime"]
+    assert built["manifests"][0] == {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "ThinRuntimeProfile", "metadata": {"name": "s3fs"},
+        "spec": {"fileSystemType": "fuse.s3fs", "fuse": {
+            "image": "mirror.example:5000/fluidops/s3fs-fuse", "imageTag": "1.90", "imagePullPolicy": "IfNotPresent",
+            "command": ["/entry"], "env": [{"name": "S3FS_DEBUG", "value": "1"}]}}}
+
+
+@pytest.mark.parametrize("item, profiles, message", [
+    (BASELINE, [], "runtime.thin_profile=s3fs is not a profile of datasets_thin_profiles (none is defined)"),
+    (dict(BASELINE, runtime={"type": "thin"}), [S3FS], "runtime.thin_profile=(unset) is not a profile of datasets_thin_profiles (s3fs)"),
+    (dict(BASELINE, runtime={"type": "thin", "thin_profile": "s3fs", "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}),
+     [S3FS], "runtime sets tiers, which a ThinRuntime does not take: it keeps no cache"),
+    (dict(BASELINE, warmup={"targets": []}), [S3FS], "(imagenet-baseline).warmup is set, but its runtime (type thin) keeps no cache to warm"),
+    (BASELINE, [dict(S3FS, image="fluidops/s3fs-fuse")], "datasets_thin_profiles[0] (s3fs).image=fluidops/s3fs-fuse must be an image "
+                                                         "reference with its tag"),
+    (BASELINE, [dict(S3FS, file_system_type="")], "datasets_thin_profiles[0] (s3fs).file_system_type= must name the mount's type"),
+    (BASELINE, [dict(S3FS, pull_policy="Sometimes")], "pull_policy=Sometimes is not one of Always, IfNotPresent, Never"),
+    (BASELINE, [dict(S3FS, command="/entry")], "datasets_thin_profiles[0] (s3fs).command must be a list, got a string (/entry)"),
+    (BASELINE, [S3FS, S3FS], "datasets_thin_profiles[1] (s3fs): the name is given twice"),
+    (BASELINE, {"s3fs": S3FS}, "datasets_thin_profiles must be a list, got a mapping"),
+])
+def test_bad_thin_runtimes_and_profiles_are_refused_by_name(item, profiles, message):
+    with pytest.raises(AnsibleFilterError) as error:
+        fluid_dataset_manifests([item], dict(CONTEXT, thin_profiles=profiles))
+    assert message in str(error.value)

@@ -60,8 +60,11 @@ def test_the_images_of_every_pod_an_object_carries():
         {"kind": "MPIJob", "spec": {"mpiReplicaSpecs": {"Launcher": {"template": {"spec": {"containers": [{"image": "a/train:5"}]}}},
                                                         "Worker": {"template": {"spec": {"containers": [{"image": "a/train:5"}]}}}}}},
         {"kind": "ConfigMap", "data": {"image": "not/this:1"}},
+        {"kind": "ThinRuntimeProfile", "spec": {"fileSystemType": "fuse.s3fs", "fuse": {"image": "m:5000/s3fs-fuse", "imageTag": "1.90"}}},
+        {"kind": "ThinRuntimeProfile", "spec": {"fuse": {"image": "a/fuse@sha256:" + "0" * 64}}},
     ]
-    assert manifest_images(objects) == ["a/app:1", "a/cron:4", "a/init:1", "a/pod:3", "a/sidecar:2", "a/train:5", "alluxio/alluxio-dev:2.9.0"]
+    assert manifest_images(objects) == ["a/app:1", "a/cron:4", "a/fuse@sha256:" + "0" * 64, "a/init:1", "a/pod:3", "a/sidecar:2", "a/train:5",
+                                        "alluxio/alluxio-dev:2.9.0", "m:5000/s3fs-fuse:1.90"]
     assert manifest_images([]) == []
 
 

@@ -96,6 +96,13 @@ GOOD = {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "JindoRuntime", "metadata": {"name": "imagenet", "namespace": "default"},
         "spec": {"replicas": 2, "tieredstore": {"levels": [{"mediumtype": "SSD", "path": "/var/lib/docker/jindo", "quota": "180G",
                                                             "high": "0.99", "low": "0.8"}]}}},
+    "data.fluid.io/v1alpha1/ThinRuntime": {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "ThinRuntime", "metadata": {"name": "imagenet-baseline", "namespace": "default"},
+        "spec": {"profileName": "s3fs", "fuse": {"options": {"use_cache": "/tmp"}}}},
+    "data.fluid.io/v1alpha1/ThinRuntimeProfile": {
+        "apiVersion": "data.fluid.io/v1alpha1", "kind": "ThinRuntimeProfile", "metadata": {"name": "s3fs"},
+        "spec": {"fileSystemType": "fuse.s3fs", "fuse": {"image": "mirror.example/fluidops/s3fs-fuse", "imageTag": "1.90",
+                                                         "imagePullPolicy": "IfNotPresent", "command": ["/usr/local/bin/entry"]}}},
     "data.fluid.io/v1alpha1/DataLoad": {
         "apiVersion": "data.fluid.io/v1alpha1", "kind": "DataLoad", "metadata": {"name": "imagenet-warmup", "namespace": "default"},
         "spec": {"dataset": {"name": "imagenet", "namespace": "default"}, "loadMetadata": True,
@@ -269,7 +276,8 @@ def test_a_secret_value_never_appears():
 
 
 def test_fluid_takes_only_dns_1035_labels_for_datasets_and_runtimes():
-    for key in ("data.fluid.io/v1alpha1/Dataset", "data.fluid.io/v1alpha1/AlluxioRuntime", "data.fluid.io/v1alpha1/JindoRuntime"):
+    for key in ("data.fluid.io/v1alpha1/Dataset", "data.fluid.io/v1alpha1/AlluxioRuntime", "data.fluid.io/v1alpha1/JindoRuntime",
+                "data.fluid.io/v1alpha1/ThinRuntime"):
         for name in ("1k-images", "image.net"):
             kind = key.rsplit("/", 1)[1]
             assert problems([good(key, metadata={"name": name, "namespace": "default"})]) == [

@@ -96,14 +96,17 @@ PARAMS = {"launcher": "mpijob", "name": "horovod-resnet50-v2-4x8-fluid", "namesp
           "worker_command": ["/usr/sbin/sshd", "-De"], "env": {"num_batch": "1000", "datasets_num_private_threads": "8"}, "mount_path": "/data", "data_dir": "",
           "datasets": [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/imagenet/", "name": "imagenet"}]},
                        {"name": "fluid-imagenet", "mounts": [{"mount_point": "pvc://nfs-imagenet", "name": "nfs-imagenet"}],
-                        "data_subdir": "imagenet"}],
+                        "data_subdir": "imagenet"},
+                       {"name": "imagenet-baseline", "cache": False, "mounts": [{"mount_point": "s3://imagenet/", "name": "imagenet"}]}],
           "nfs_volumes": [{"name": "nfs-imagenet", "data_subdir": "imagenet"}], "claim": "imagenet",
           "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"},
           "tolerations": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}]}
 
 
 @pytest.mark.parametrize("claim, expected", [("imagenet", "/data/imagenet"), ("fluid-imagenet", "/data/nfs-imagenet/imagenet"),
-                                             ("nfs-imagenet", "/data/imagenet")])
+                                             ("nfs-imagenet", "/data/imagenet"),
+                                             # A ThinRuntime's FUSE program mounts the bucket at the claim's root.
+                                             ("imagenet-baseline", "/data")])
 def test_data_dir_follows_the_seeds(claim, expected):
     assert training_job(dict(PARAMS, claim=claim), 4)["data_dir"] == expected
 
@@ -151,7 +154,7 @@ def test_arena_arguments_are_the_seeds_command():
     ({"worker_command": "/usr/sbin/sshd -De"}, "training_worker_command=/usr/sbin/sshd -De must be a command as a list of words"),
     ({"worker_command": []}, "training_worker_command=[] must be a command as a list of words"),
     ({"claim": "coco"}, "training_data_claim=coco is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
-                        "(known: imagenet, fluid-imagenet, nfs-imagenet)"),
+                        "(known: imagenet, fluid-imagenet, imagenet-baseline, nfs-imagenet)"),
 ])
 def test_bad_training_variables_are_named(change, message):
     with pytest.raises(AnsibleFilterError) as error:
@@ -198,14 +201,21 @@ def test_dataset_refs_carry_names_and_namespaces_never_credentials():
     datasets = [{"name": "imagenet", "mounts": [{"mount_point": "oss://b/d/", "name": "imagenet",
                                                  "options": {"fs.oss.accessKeySecret": "s3cr3t"}}],
                  "runtime": {"type": "jindo"}, "warmup": {"targets": []}},
-                {"name": "coco", "namespace": "team-a"}]
+                {"name": "coco", "namespace": "team-a"},
+                {"name": "baseline", "mounts": [{"mount_point": "s3://b/", "name": "b", "options": {"aws.secretKey": "s3cr3t"}}],
+                 "runtime": {"type": "thin", "thin_profile": "s3fs"}}]
     refs = dataset_refs(datasets, [{"name": "nfs-imagenet", "server": "n", "path": "/x", "data_subdir": "imagenet"}],
-                        {"imagenet-oss": {"access_key_id": "id", "access_key_secret": "s3cr3t", "namespace": "team-a"}}, "default")
+                        {"imagenet-oss": {"access_key_id": "id", "access_key_secret": "s3cr3t", "namespace": "team-a"}}, "default",
+                        None, [{"name": "s3fs", "image": "s3fs-fuse:1.90", "env": {"TOKEN": "s3cr3t"}}, {"image": "nameless"}])
     assert refs["datasets"] == [
-        {"name": "imagenet", "namespace": "default", "runtime_kind": "JindoRuntime", "claim": "imagenet", "volume": "default-imagenet",
-         "mounts": [{"name": "imagenet", "mount_point": "oss://b/d/"}], "cache_dirs": [], "warmup": {"targets": []}},
-        {"name": "coco", "namespace": "team-a", "runtime_kind": "AlluxioRuntime", "claim": "coco", "volume": "team-a-coco", "mounts": [],
-         "cache_dirs": []}]
+        {"name": "imagenet", "namespace": "default", "runtime_kind": "JindoRuntime", "cache": True, "claim": "imagenet",
+         "volume": "default-imagenet", "mounts": [{"name": "imagenet", "mount_point": "oss://b/d/"}], "cache_dirs": [],
+         "warmup": {"targets": []}},
+        {"name": "coco", "namespace": "team-a", "runtime_kind": "AlluxioRuntime", "cache": True, "claim": "coco", "volume": "team-a-coco",
+         "mounts": [], "cache_dirs": []},
+        {"name": "baseline", "namespace": "default", "runtime_kind": "ThinRuntime", "cache": False, "claim": "baseline",
+         "volume": "default-baseline", "mounts": [{"name": "b", "mount_point": "s3://b/"}], "cache_dirs": []}]
+    assert refs["thin_profiles"] == ["s3fs"]
     assert refs["nfs_volumes"] == [{"name": "nfs-imagenet", "namespace": "default", "claim": "nfs-imagenet", "volume": "nfs-imagenet",
                                     "data_subdir": "imagenet"}]
     assert refs["secrets"] == [{"name": "imagenet-oss", "namespace": "team-a"}]
