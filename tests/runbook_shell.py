@@ -14,8 +14,8 @@ from runbooks import missing, runnable_blocks
 BLOCKS = runnable_blocks()
 RAN = {}  # block id -> the states ("healthy", "symptom", "other") it was run in
 # The runbooks the simulated cluster runs (tests/cluster): the deployment of the seeds' stores
-# (OSS keys, the NFS baseline) and the benchmark, which needs the baseline; tests/nodes every other.
-ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md", "docs/runbooks/benchmark.md")
+# (OSS keys, the NFS baseline); tests/nodes every other.
+ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md",)
 
 
 def environment(kubeconfig, tools, **variables):

@@ -49,9 +49,10 @@ def simulated(runs):
 def markdown(title, runs, step):
     lines = ["# %s" % title, ""]
     if simulated(runs):
-        lines += ["SIMULATED: these runs come from the fluidops local cluster (simulated kubelets and training; no GPU ran).",
-                  "Throughput follows the seeds' tables; training times are the jobs' wall-clock times on the local cluster, "
-                  "where a simulated run lasts its log's training time divided by 1000.", ""]
+        # What was simulated, in each log's own words (the program that wrote it knows).
+        lines += ["SIMULATED: no GPU ran. Each run's log says what stood in for it:", ""]
+        lines += ["- %s: %s" % (run["label"], (run.get("throughput") or {}).get("simulated_note") or "SIMULATED")
+                  for run in runs if (run.get("throughput") or {}).get("simulated")] + [""]
     lines += ["Speeds are job-wide: the sum of the ranks' images/sec at that step (tf_cnn_benchmarks prints each rank's own "
               "rate under Horovod), as in the seeds' tables.", ""]
     lines += ["| | %s |" % " | ".join(run["label"] for run in runs), "|---|" + "---|" * len(runs)]

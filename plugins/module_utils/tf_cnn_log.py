@@ -92,13 +92,16 @@ def _lines(text):
 def parse(text):
     """``{"steps": [{step, images_per_sec, ranks, ranks_read}], "ranks", "tagged",
     "total_images_per_sec", "accuracy_top1", "accuracy_top5", "eval_examples", "global_batch",
-    "simulated"}``: the job's images/sec at each printed step."""
+    "simulated", "simulated_note"}``: the job's images/sec at each printed step; simulated_note is
+    the log's first line that says what was SIMULATED."""
     by_step = {}  # step -> {rank key: images/sec}
-    totals, accuracy, batches, devices, untagged_index = [], None, [], 0, 0
+    totals, accuracy, batches, devices, untagged_index, note = [], None, [], 0, 0, None
     tagged, modes = False, {}  # rank (None without tags) -> the mode its last header gave
     for rank, line in _lines(text or ""):
         # Whole-shape matching makes the newline irrelevant: a cut line never has the shape.
         tagged = tagged or rank is not None
+        if note is None and "SIMULATED" in line:
+            note = line.strip()
         match = _MODE.match(line)
         if match:
             modes[rank] = match.group("mode")
@@ -146,6 +149,7 @@ def parse(text):
         "eval_examples": accuracy[2] if accuracy else None,
         "global_batch": max(batches) if batches else None,
         "simulated": "SIMULATED" in (text or ""),
+        "simulated_note": note,
     }
 
 
@@ -201,4 +205,5 @@ def summary(text, step=1000):
         "estimated_seconds": round(last["step"] * parsed["global_batch"] / parsed["total_images_per_sec"], 1)
         if last and parsed["global_batch"] and parsed["total_images_per_sec"] else None,
         "simulated": parsed["simulated"],
+        "simulated_note": parsed["simulated_note"],
     }

@@ -82,7 +82,7 @@ throughput:
       with step_read, last_step, ranks (the job's ranks), ranks_read_at_step and ranks_read_at_last_step (fewer when
       lines were cut off; the figure is then the mean of the ranks read times ranks), tagged (mpirun --tag-output).
     - total_images_per_sec (the median of the ranks' job-wide totals), accuracy_top1, accuracy_top5, steps_read,
-      estimated_seconds and simulated (the log says it was simulated).
+      estimated_seconds, simulated (the log says it was simulated) and simulated_note (its first line saying what was).
   returned: when the launcher's log could be read
   type: dict
 launcher:

@@ -2,7 +2,7 @@
 takes it down last. Every playbook run is read for warnings after the test that made it
 (tests/run_warnings.py, autouse). site.yml's first run, its phases, faults and check mode run on
 the real nodes (tests/nodes); here the deploy runbook makes the seeds' deployment
-(test_phases_workflow.py), for the OSS keys, the NFS baseline, the benchmark and their runbooks."""
+(test_phases_workflow.py), for the OSS keys, the NFS baseline and their runbooks."""
 
 import os
 import subprocess

@@ -2,24 +2,18 @@
 inventory/local-simulated, whose dataset is on OSS with its keys in a Secret and whose baseline is
 an NFS volume: every block marked runnable is run as the on-call engineer would paste it
 (tests/runbook_shell.py), and must exit as the runbook says, its output holding the runbook's
-`expect` lines. The deploy runbook makes the deployment, the benchmark runbook makes the dataset
-again (with its OSS keys inline, at -vvv: no key in the output or the reports), and the teardown
-runbook ends, leaving no Fluid object, PV or PVC for the tests after it. The last test fails when
+`expect` lines. The deploy runbook makes the deployment, and the teardown runbook ends, leaving
+no Fluid object, PV or PVC for the tests after it. The last test fails when
 a runnable block of these runbooks was run by no test. Real: apiserver, Helm, Fluid's controllers,
 a real Alluxio, the node hosts. Simulated: the kubelets (no CSI call, no FUSE pod, no container
 runs), training. tests/nodes/test_runbooks.py runs every other runbook where pods really run."""
 
-import json
 import os
-import re
-import shutil
 
 import pytest
-import yaml
 from kubernetes import client
 
-from conftest import INVENTORY, SETTINGS, wait_until
-from keys import INLINE, leaks
+from conftest import INVENTORY, wait_until
 from playbook import REPO
 from runbook_shell import ON_SIMULATED_CLUSTER, environment, not_run, run
 
@@ -28,32 +22,9 @@ FLUID = ("data.fluid.io", "v1alpha1")
 LOCAL = {"INVENTORY": os.path.relpath(INVENTORY, REPO), "NS": "default", "DATASET": "imagenet"}
 
 
-def local_datasets_with_inline_keys():
-    """The local inventory's datasets_list with imagenet's keys inline in its mount instead of in
-    its Secret (allow_inline_credentials)."""
-    with open(os.path.join(INVENTORY, SETTINGS), encoding="utf-8") as handle:
-        datasets = yaml.safe_load(handle)["datasets_list"]
-    mount = datasets[0]["mounts"][0]
-    del mount["oss_secret"]
-    mount.update(allow_inline_credentials=True, options=dict(mount["options"], **INLINE))
-    return datasets
-
-
 @pytest.fixture(scope="module")
 def shell(kubeconfig, tmp_path_factory):
     return environment(kubeconfig, tmp_path_factory.mktemp("tools"), **LOCAL)
-
-
-def inventory_copy(tmp_path, change):
-    """The simulated cluster's inventory as a copy whose deployment settings ``change`` edited, as
-    an operator edits theirs; the path, for INVENTORY."""
-    target = tmp_path / "inventory"
-    shutil.copytree(INVENTORY, target)
-    settings = target / SETTINGS
-    data = yaml.safe_load(settings.read_text())
-    change(data)
-    settings.write_text(yaml.safe_dump(data, sort_keys=False))
-    return str(target)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -89,38 +60,6 @@ def test_the_nfs_baseline_claim_is_bound_by_the_real_controller_manager(api):
         return claim if claim.status.phase == "Bound" else None
 
     assert wait_until(bound_claim, seconds=30).spec.volume_name == "nfs-imagenet"
-
-
-def test_the_benchmark_with_the_keys_inline_at_vvv(shell, api, tmp_path):
-    # The benchmark makes the dataset again: here from an inventory whose keys are inline in the
-    # Dataset (allow_inline_credentials), at -vvv. They reach the cluster, and neither the output
-    # nor a report (keys.py).
-    reports = tmp_path / "reports"
-    bench = dict(shell, REPORTS=str(reports), ANSIBLE_VERBOSITY="3", INVENTORY=inventory_copy(
-        tmp_path, lambda data: data.update(datasets_list=local_datasets_with_inline_keys(), training_progress_interval=2)))
-    output = run(bench, "benchmark-run")
-    made = client.CustomObjectsApi(api).get_namespaced_custom_object(*FLUID, "default", "datasets", "imagenet")
-    assert made["spec"]["mounts"][0]["options"]["fs.oss.accessKeyId"] == INLINE["fs.oss.accessKeyId"]
-    assert leaks(output) == []
-    assert {path.name: leaks(path.read_bytes().decode("latin-1")) for path in reports.iterdir()
-            if leaks(path.read_bytes().decode("latin-1"))} == {}
-    assert "SIMULATED" in run(bench, "benchmark-report")
-    output = run(bench, "benchmark-compare")
-    speed = {label: float(value) for label, value in re.findall(r"^(nfs|fluid \(cold\)|fluid \(warm\)) Succeeded ([0-9.]+)$",
-                                                                output, flags=re.M)}
-    # Seed 003's 4 x 8 order: NFS ~3136 < cold ~8890 < warm ~20860 images/sec at step 1000.
-    assert speed["nfs"] < speed["fluid (cold)"] < speed["fluid (warm)"], output
-    name = reports / "horovod-resnet50-v2-4x8"
-    markdown = name.with_suffix(".md").read_text()
-    for row in ("Training time", "Speed at the 1000 step(images/second)", "Speed at the last step(images/second)", "steps",
-                "Accuracy @ 5"):
-        assert "| %s |" % row in markdown
-    report = json.loads(name.with_suffix(".json").read_text())
-    runs = {entry["label"]: entry for entry in report["runs"]}
-    assert list(runs) == ["nfs", "fluid (cold)", "fluid (warm)"] and report["simulated"]
-    assert runs["nfs"]["data_dir"] == "/data/imagenet" and runs["nfs"]["claim"] == "nfs-imagenet"
-    png = name.with_suffix(".png").read_bytes()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
 
 
 def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_nothing(shell, api):

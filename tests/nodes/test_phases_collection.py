@@ -5,8 +5,8 @@ with an empty ansible.cfg and the local inventory given by its absolute path (it
 the local cluster's kubeconfig, registry, helm and charts from FLUIDOPS_CACHE_DIR or HOME, not from
 the repository). On the cluster site.yml converged, site changes nothing; every playbook runs in
 check mode, in one run, asking for changes, and neither the cluster's objects nor the node hosts
-change. The benchmark is not among them: the local inventory declares no baseline store (this
-kernel has no NFS client); the simulated cluster's suite runs it.
+change. The benchmark is not among them: it makes the dataset again and runs three jobs
+(test_runbooks.py runs it).
 
 test_phases.py leaves the nodes without the pool's label: the installed node_labels puts it back
 first, as site_run made it, and removes it again at the end. teardown runs in check mode: for real

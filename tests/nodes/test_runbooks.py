@@ -7,9 +7,10 @@ pod fails, a tier directory given away, a deletion a pod that really mounts the 
 runs the runbook's Confirm commands, its Fix, then its Verify. The S3 stand-in's keys are rotated
 to a second key the store really checks, and the dataset made again with it. Each test leaves the
 deployment as the next one needs it; the teardown runbook ends. The last test fails when a
-runnable block of these runbooks was run by no test. The deploy and benchmark runbooks run on
-the simulated cluster with the seeds' stores (tests/cluster/test_phases_workflow.py)."""
+runnable block of these runbooks was run by no test. The deploy runbook runs on the simulated
+cluster with the seeds' stores (tests/cluster/test_phases_workflow.py)."""
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,14 +18,17 @@ import subprocess
 import yaml
 
 from conftest import INVENTORY, NODES, host, wait_until
+from keys import leaks
 from playbook import LOCAL_CHARTS, folded
-from pods import DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
+from pods import BASELINE, DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
 from runbook_shell import ON_SIMULATED_CLUSTER, not_run, run
 
 # The inventory's deployment settings, which an operator edits.
 SETTINGS = "group_vars/all/deployment.yml"
 # A second key of the S3 stand-in, for the rotation.
 ROTATED = {"access_key_id": "local-rotated-id-7f3a", "access_key_secret": "local-rotated-secret-7f3a"}
+# A third, inline in the benchmark's Dataset, distinctive for the leak checks.
+INLINE_S3 = {"aws.accessKeyId": "LEAK-inline-s3-id-5e0c", "aws.secretKey": "LEAK-inline-s3-secret-5e0c"}
 
 
 def inventory_copy(tmp_path, change):
@@ -274,6 +278,49 @@ def test_rotating_the_s3_keys_makes_the_dataset_again_with_them(kubeconfig, shel
     assert field(kubeconfig, "dataset", DATASET, ".status.ufsTotal") == "9.00MiB"
 
 
+def test_the_benchmark_with_the_keys_inline_at_vvv(kubeconfig, site_run, shell, tmp_path):  # pylint: disable=unused-argument
+    """docs/runbooks/benchmark.md: the same job on imagenet-baseline (the bucket through s3fs, no
+    cache), then on imagenet made again (cold), then warmed; its ranks really read each claim
+    (their GPUs are SIMULATED). The dataset is made again from an inventory whose S3 keys (a third
+    key the store checks) are inline in the Dataset (allow_inline_credentials), at -vvv: they reach
+    the cluster, and neither the output nor a report (keys.py)."""
+    store_admin(kubeconfig, "create-user", "--access", INLINE_S3["aws.accessKeyId"], "--secret", INLINE_S3["aws.secretKey"],
+                "--role", "admin")
+
+    def inline_keys(data):
+        mount = data["datasets_list"][0]["mounts"][0]
+        del mount["s3_secret"]
+        mount.update(allow_inline_credentials=True, options=dict(mount["options"], **INLINE_S3))
+
+    reports = tmp_path / "reports"
+    bench = dict(shell, REPORTS=str(reports), ANSIBLE_VERBOSITY="3", INVENTORY=inventory_copy(tmp_path, inline_keys))
+    output = run(bench, "benchmark-run")
+    options = json.loads(field(kubeconfig, "dataset", DATASET, ".spec.mounts[0].options"))
+    assert options["aws.accessKeyId"] == INLINE_S3["aws.accessKeyId"]
+    keys = list(INLINE_S3.values())
+    assert leaks(output, keys) == []
+    assert {path.name: leaks(path.read_bytes().decode("latin-1"), keys) for path in reports.iterdir()
+            if leaks(path.read_bytes().decode("latin-1"), keys)} == {}
+    assert "SIMULATED" in run(bench, "benchmark-report")
+    compared = run(bench, "benchmark-compare")
+    speed = {label: float(value) for label, value in re.findall(r"^(nfs|fluid \(cold\)|fluid \(warm\)) Succeeded ([0-9.]+)$",
+                                                                compared, flags=re.M)}
+    # Each rate within the SIMULATED GPUs' (4 ranks of 200 images/sec): which of the three is
+    # fastest is the measurement's, not the test's.
+    assert len(speed) == 3 and all(0 < value <= 4 * 200 for value in speed.values()), compared
+    name = reports / "horovod-resnet50-v2-2x2"
+    report = json.loads(name.with_suffix(".json").read_text())
+    runs = {entry["label"]: entry for entry in report["runs"]}
+    assert list(runs) == ["nfs", "fluid (cold)", "fluid (warm)"] and report["simulated"]
+    assert (runs["nfs"]["claim"], runs["nfs"]["data_dir"]) == (BASELINE, "/data"), runs["nfs"]
+    assert (runs["fluid (cold)"]["claim"], runs["fluid (cold)"]["data_dir"]) == (DATASET, "/data/" + DATASET)
+    assert all(entry["throughput"]["ranks"] == 4 for entry in runs.values()), runs
+    png = name.with_suffix(".png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+    # Left warm.
+    assert field(kubeconfig, "dataset", DATASET, ".status.cacheStates.cachedPercentage") == "100.0%"
+
+
 def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, images, shell):
     """docs/runbooks/troubleshooting/dataset-stuck-terminating.md with a pod that really mounts the
     claim: the dataset deleted under it is held (it still reads), Confirm's commands show why,
@@ -304,7 +351,7 @@ def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, im
 def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_nothing(kubeconfig, shell):
     run(shell, "teardown-preview")
     run(shell, "teardown-run")
-    for kind in ("dataloads", "datasets", "alluxioruntimes", "mpijobs.kubeflow.org", "pvc", "pv"):
+    for kind in ("dataloads", "datasets", "alluxioruntimes", "thinruntimes", "thinruntimeprofiles", "mpijobs.kubeflow.org", "pvc", "pv"):
         wait_until(lambda k=kind: not kubectl(kubeconfig, "get", k, "--all-namespaces", "-o", "name").stdout, 180, every=2,
                    what="no %s left" % kind)
     output = run(shell, "teardown-run")  # the runbook: a second run changes nothing (no task says changed)

@@ -186,6 +186,19 @@ def test_the_report_has_the_seeds_rows():
     assert hms(None) == "-"
 
 
+def test_a_simulated_run_is_reported_in_its_log_s_own_words():
+    note = ("SIMULATED GPU: no GPU and no TensorFlow ran; each step computes for batch / 200.0 images/sec. "
+            "The reads of /data are real.")
+    text = "\n".join(["[1,1]<stdout>:" + note, "[1,0]<stdout>:" + note.replace("/data", "/data/imagenet"),
+                      "[1,0]<stdout>:Done warm up", "[1,0]<stdout>:Step\tImg/sec\ttotal_loss"])
+    assert parse(text)["simulated_note"] == note
+    assert parse("Step\tImg/sec\ttotal_loss")["simulated_note"] is None
+    runs = [dict(RUNS[0], throughput=dict(RUNS[0]["throughput"], simulated=True, simulated_note=note)), RUNS[1]]
+    report = markdown("t", runs, 1000)
+    assert "SIMULATED: no GPU ran. Each run's log says what stood in for it:\n\n- nfs: " + note + "\n" in report
+    assert "- fluid (cold):" not in report.split("|")[0]
+
+
 def test_pods_using_claims():
     pods = [{"metadata": {"name": "a", "namespace": "default"}, "status": {"phase": "Running"},
              "spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "imagenet"}}, {"name": "e", "emptyDir": {}}]}},
