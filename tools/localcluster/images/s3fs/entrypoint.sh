@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # Mounts a ThinRuntime's S3 bucket with s3fs in the foreground, from the configuration Fluid's
 # ThinRuntime controller renders (pkg/ddc/thin/transform_config.go): one mount whose mountPoint is
 # s3://bucket[/prefix]; its options become s3fs options (-o name=value, -o name when empty),
