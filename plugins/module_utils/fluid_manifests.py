@@ -18,7 +18,7 @@ import copy
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.images import mirrored
+from ansible_collections.fluidops.accel.plugins.module_utils.images import mirrored, split_image
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_k8s_quantity, parse_bytes
 
 MEDIA = ("MEM", "SSD", "HDD")
@@ -343,17 +343,6 @@ def _thin_runtime(runtime, where, meta, context):
     if options:
         spec["fuse"] = {"options": {str(key): str(value) for key, value in sorted(options.items())}}
     return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES["thin"], "metadata": dict(meta), "spec": spec}
-
-
-def split_image(reference):
-    """(repository, tag) of an image reference; the tag is empty when a digest or nothing pins it."""
-    text = str(reference)
-    if "@" in text:
-        return text, ""
-    repository, separator, tag = text.rpartition(":")
-    if not separator or "/" in tag:
-        return text, ""
-    return repository, tag
 
 
 def build_thin_profile(item, index, registry=""):

@@ -31,6 +31,17 @@ def split_registry(reference):
     return None, str(reference)
 
 
+def split_image(reference):
+    """(repository, tag) of an image reference; the tag is empty when a digest or nothing pins it."""
+    text = str(reference)
+    if "@" in text:
+        return text, ""
+    repository, separator, tag = text.rpartition(":")
+    if not separator or "/" in tag:
+        return text, ""
+    return repository, tag
+
+
 def mirrored(reference, registry):
     """``reference`` as ``registry`` serves it; unchanged when ``registry`` is empty."""
     if not registry or not reference:
