@@ -10,8 +10,8 @@ cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 python=${FLUIDOPS_PYTHON:-python3}
 # openjdk-17-jdk-headless and curl: tools/alluxio fetches Alluxio's jars from Maven Central and runs them;
 # the JDK's compiler runs tools/alluxio/PropertyTable.java, a source file, on them.
-# The shell scripts are checked with shellcheck (make lint).
-system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jdk-headless curl shellcheck)
+# The shell scripts are checked with shellcheck (make lint); Ansible reaches the local node hosts over SSH.
+system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jdk-headless curl shellcheck openssh-client)
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 

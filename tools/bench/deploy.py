@@ -46,6 +46,7 @@ CACHE = os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluido
 LOCAL = os.path.join(CACHE, "localcluster")
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 HOSTS = ("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4")  # the local cluster's node host containers
+SSH = os.path.join(LOCAL, "run", "ssh")  # where cluster.sh keeps each host's address (the local inventory reads it)
 # site.yml's phases up to the warm-up, the OS phase (nodes.yml) apart.
 CLUSTER_PHASES = ["playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml",
                   "playbooks/warmup.yml"]
@@ -190,9 +191,15 @@ def defaults_config(work):
     return path
 
 
+def address(host):
+    """A host container's address, as cluster.sh wrote it for SSH."""
+    with open(os.path.join(SSH, host + ".address"), encoding="ascii") as handle:
+        return handle.read().strip()
+
+
 def inventory_for(work, count, hosts=HOSTS, name=None):
     """The simulated cluster's inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
-    containers, the others one of ``hosts`` by turns (ansible_host)."""
+    containers, the others one of ``hosts`` by turns (ansible_host: its address)."""
     directory = os.path.join(work, name or "inventory-%d" % count)
     if os.path.isdir(directory):
         shutil.rmtree(directory)
@@ -204,7 +211,7 @@ def inventory_for(work, count, hosts=HOSTS, name=None):
     gpu["hosts"] = {}
     for index in range(count):
         node = "gpu-node-%d" % (index + 1)
-        gpu["hosts"][node] = None if node in hosts else {"ansible_host": hosts[index % len(hosts)]}
+        gpu["hosts"][node] = None if node in hosts else {"ansible_host": address(hosts[index % len(hosts)])}
     with open(path, "w", encoding="utf-8") as handle:
         yaml.safe_dump(inventory, handle)
     return directory
@@ -259,6 +266,7 @@ def os_phase(bench, host_counts, image):
         run(["podman", "rm", "--force", "--ignore", "--time", "0", *names], check=False)
         for name in names[:count]:
             run(["podman", "run", "-d", "--name", name, "--hostname", name, "--privileged", image])
+        run([CLUSTER, "ssh", *names[:count]])  # reached over SSH as the nodes' hosts are
 
     try:
         for count in host_counts:
@@ -299,9 +307,12 @@ def tunings(bench, count):
     bench.playbook(CLUSTER_PHASES, inventory)  # converged: every run below is a second one
     unbatched, unfingerprinted = checkout(bench.work, UNBATCHED_LABELS_COMMIT), checkout(bench.work, UNFINGERPRINTED_CRDS_COMMIT)
     cases = [
-        ("ansible.cfg tuning", "the project's ansible.cfg (forks 10, smart gathering with a memory fact cache, pipelining) "
+        ("ansible.cfg tuning", "the project's ansible.cfg (forks 10, smart gathering with a memory fact cache) "
          "against the same file without those keys (Ansible's defaults)", CLUSTER_PHASES,
          dict(config="tuned"), dict(config="defaults")),
+        ("SSH pipelining", "each module sent through the host's open SSH connection (ansible_pipelining, inventory/local) "
+         "against copied to the host first, then run (Ansible's default)", CLUSTER_PHASES,
+         dict(), dict(extra_vars={"ansible_pipelining": False})),
         ("batched node labels", "node_labels.yml: one list of the nodes and a patch for each that differs "
          "(gpu_node_labels) against a get and a patch per host (kubernetes.core, commit %s)" % UNBATCHED_LABELS_COMMIT,
          ["playbooks/node_labels.yml"], dict(), dict(project=unbatched)),
@@ -422,8 +433,7 @@ def growth_notes(report):
             "- The idempotent run grows by %+.2f s per added node on this machine; the tasks on the GPU hosts (Ansible "
             "reaching each host: preflight's /dev/fuse look-up and each node role's variable checks, in forks) grew by "
             "%.1f s of its %.1f s from %d to %d nodes. What would remove it: checking the variables once per distinct "
-            "set of values on the controller instead of once per host, and a persistent connection per host "
-            "(SSH ControlPersist on a real cluster; here every task is a podman exec)." % (
+            "set of values on the controller instead of once per host." % (
                 report["per_node"]["idempotent_seconds"], hosts_grown, grown, smallest["nodes"], largest["nodes"]))
     notes.append("- The node labels are one list and a patch per node that differs (gpu_node_labels), and the CRDs one "
                  "metadata-only list (chart_crds): no request per node or per CRD when nothing changed.")

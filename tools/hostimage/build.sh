@@ -14,8 +14,9 @@ cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 # What a node host needs so Ansible can manage it; the FUSE packages are left out on purpose:
 # installing them is the node role's job and the tests check it does. A Kubernetes node's runtime
 # parts from Debian: runc, the CNI plugins (/usr/lib/cni), iptables and conntrack for kube-proxy
-# (containerd, the kubelet and kube-proxy are mounted in by tools/localcluster/nodes.sh).
-packages=python3,python3-apt,sudo,procps,kmod,iproute2,ca-certificates,tini,util-linux
+# (containerd, the kubelet and kube-proxy are mounted in by tools/localcluster/nodes.sh). Ansible
+# reaches a node host as a site's GPU node: over SSH (tools/localcluster/cluster.sh starts sshd).
+packages=python3,python3-apt,sudo,procps,kmod,iproute2,ca-certificates,tini,util-linux,openssh-server
 packages+=,runc,containernetworking-plugins,iptables,conntrack
 case $kind in
   host) name=fluidops-host ;;
@@ -50,6 +51,8 @@ if [ ! -s "$rootfs_tar" ]; then
     || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   # Package lists stay, as on a real host, so check mode can plan the FUSE package install.
   rm -rf "$work/rootfs/var/cache/apt/archives/"*.deb
+  # Each host makes its own SSH host keys when it starts, as a machine does on its first boot.
+  rm -f "$work/rootfs/etc/ssh/ssh_host_"*
   tar -C "$work/rootfs" -cf "$rootfs_tar.part" .
   mv "$rootfs_tar.part" "$rootfs_tar"
 fi

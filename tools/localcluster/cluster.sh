@@ -17,6 +17,8 @@
 #   cluster.sh kubeconfig  print the kubeconfig path
 #   cluster.sh status      say what runs
 #   cluster.sh show        the nodes, Helm releases and host cache mounts (after make demo)
+#   cluster.sh ssh HOST... let Ansible reach more host containers over SSH, as it reaches the
+#                          nodes' (make bench's own hosts)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -318,6 +320,37 @@ start_hosts() {
       podman run -d --name "$(host_of "$name")" --hostname "$name" --privileged --label fluidops.local=host "${mounts[@]}" "$image" >/dev/null
     fi
   done
+  start_ssh "${nodes[@]}"
+}
+
+# Ansible reaches the node hosts as a site's GPU nodes: over SSH as root, with this cluster's key.
+# The local inventory (hosts.yml) reads $run/ssh: the key, each host's address and the hosts' own
+# keys, so that ssh checks them. Its connections stay open between tasks in $run/ssh/cp.
+# start_ssh NAME...: the host containers of NAME (host_of), the nodes' or make bench's own.
+start_ssh() {
+  local dir=$run/ssh name host address
+  mkdir -p "$dir" && chmod 0700 "$dir"
+  [ -s "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "fluidops-localcluster$instance_suffix" -f "$dir/id_ed25519"
+  touch "$dir/known_hosts"
+  for name in "$@"; do
+    host=$(host_of "$name")
+    # Ansible's remote_tmp made as its user's own: a module sent by pipelining that makes it warns.
+    podman exec -i "$host" sh -ec 'umask 077; mkdir -p /root/.ssh /run/sshd /root/.ansible/tmp; cat > /root/.ssh/authorized_keys
+      ssh-keygen -q -A; pgrep -x sshd >/dev/null || /usr/sbin/sshd' < "$dir/id_ed25519.pub" || die "sshd did not start in $host"
+    address=$("$here/nodes.sh" address "$name")
+    echo "$address" > "$dir/$name.address"
+    # A host started again in place of another may have the same address: its old key goes.
+    grep -v "^$address " "$dir/known_hosts" > "$dir/known_hosts.part" || true
+    echo "$address $(podman exec "$host" cat /etc/ssh/ssh_host_ed25519_key.pub | cut -d' ' -f1,2)" >> "$dir/known_hosts.part"
+    mv "$dir/known_hosts.part" "$dir/known_hosts"
+  done
+}
+
+stop_ssh() {  # the connections Ansible left open to the hosts
+  local socket
+  for socket in "$run"/ssh/cp/*; do
+    if [ -S "$socket" ]; then ssh -o ControlPath="$socket" -O exit localcluster 2>/dev/null || true; fi
+  done
 }
 
 # The local registry every image of the real nodes comes from. It listens on every address, as the
@@ -474,6 +507,7 @@ down() {
     rm -f "$run/pids/$name"
   done
   [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" down
+  stop_ssh
   "$here/nodes.sh" remove "${nodes[@]}"
   keep_logs
   rm -rf "$run"
@@ -515,5 +549,6 @@ case ${1:-} in
   status) status ;;
   show) show ;;
   nodes) scale_nodes "${2:-}" ;;
-  *) echo "usage: $0 up|down|kubeconfig|status|show|nodes COUNT" >&2; exit 2 ;;
+  ssh) shift; [ -d "$run" ] || die "the local cluster is not up: run make cluster-up first"; start_ssh "$@" ;;
+  *) echo "usage: $0 up|down|kubeconfig|status|show|nodes COUNT|ssh HOST..." >&2; exit 2 ;;
 esac

@@ -7,6 +7,7 @@
 #   nodes.sh run NAME IMAGE      start the host container as a node (podman run flags below)
 #   nodes.sh routes NAME...      each host's route to every other host's pods
 #   nodes.sh gateway             the podman network's gateway: where the nodes reach this machine
+#   nodes.sh address NAME        the host's address on the podman network
 #   nodes.sh remove NAME...      the containers and their containerd volumes
 # Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
 set -euo pipefail
@@ -180,6 +181,7 @@ case ${1:-} in
   run) shift; [ $# -ge 2 ] || die "usage: nodes.sh run NAME IMAGE [PODMAN_FLAGS...]"; run_node "$@" ;;
   routes) shift; routes "$@" ;;
   gateway) gateway ;;
+  address) [ $# -eq 2 ] || die "usage: nodes.sh address NAME"; ip_of "$(host_of "$2")" ;;
   remove) shift; remove "$@" ;;
-  *) echo "usage: $0 configure NAME... | run NAME IMAGE [FLAGS...] | routes NAME... | gateway | remove NAME..." >&2; exit 2 ;;
+  *) echo "usage: $0 configure NAME... | run NAME IMAGE [FLAGS...] | routes NAME... | gateway | address NAME | remove NAME..." >&2; exit 2 ;;
 esac

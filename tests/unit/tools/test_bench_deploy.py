@@ -13,13 +13,18 @@ sys.path.insert(0, BENCH)
 import deploy  # noqa: E402  pylint: disable=wrong-import-position
 
 
-def test_the_inventory_at_a_size_lists_every_node_and_reaches_the_four_hosts_by_turns(tmp_path):
+def test_the_inventory_at_a_size_lists_every_node_and_reaches_the_four_hosts_by_turns(tmp_path, monkeypatch):
+    # The hosts' addresses as cluster.sh up writes them for SSH.
+    monkeypatch.setattr(deploy, "SSH", str(tmp_path / "ssh"))
+    (tmp_path / "ssh").mkdir()
+    for index in range(1, 5):
+        (tmp_path / "ssh" / ("gpu-node-%d.address" % index)).write_text("10.88.0.%d\n" % (10 + index))
     directory = deploy.inventory_for(str(tmp_path), 6)
     with open(os.path.join(directory, "hosts.yml"), encoding="utf-8") as handle:
         hosts = yaml.safe_load(handle)["all"]["children"]["gpu_nodes"]["hosts"]
     assert list(hosts) == ["gpu-node-%d" % i for i in range(1, 7)]
     assert [hosts["gpu-node-%d" % i] for i in range(1, 5)] == [None] * 4
-    assert hosts["gpu-node-5"] == {"ansible_host": "gpu-node-1"} and hosts["gpu-node-6"] == {"ansible_host": "gpu-node-2"}
+    assert hosts["gpu-node-5"] == {"ansible_host": "10.88.0.11"} and hosts["gpu-node-6"] == {"ansible_host": "10.88.0.12"}
     # The simulated cluster's settings, copied as files (the links of inventory/local-simulated followed).
     settings = os.path.join(directory, "group_vars", "all", "deployment.yml")
     assert not os.path.islink(settings) and not os.path.islink(os.path.join(directory, "hosts.yml"))
