@@ -16,13 +16,14 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
 
 
 def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None, thin_profiles=None):
-    """``{datasets, nfs_volumes, secrets, thin_profiles, namespaces}``: each dataset as ``{name,
+    """``{datasets, nfs_volumes, baselines, secrets, thin_profiles, namespaces}``: each dataset as ``{name,
     namespace, runtime_kind, cache, claim, volume, mounts, cache_dirs, data_subdir, warmup}`` (Fluid
     names its PVC like the dataset and its PV ``<namespace>-<name>``; cache: whether its runtime
     keeps one, a ThinRuntime does not; mounts without their options; cache_dirs: where its workers
     keep blocks on a node), each NFS baseline as ``{name, namespace, claim, volume, data_subdir}``,
-    each declared Secret of OSS or S3 keys as ``{name, namespace}``, each ThinRuntime profile's name
-    (cluster-wide), and every namespace any of them lives in."""
+    the baselines a benchmark can compare a cache with (the NFS volumes, then the datasets without a
+    cache), each declared Secret of OSS or S3 keys as ``{name, namespace}``, each ThinRuntime
+    profile's name (cluster-wide), and every namespace any of them lives in."""
     refs = {"datasets": [], "nfs_volumes": [], "secrets": []}
     # Malformed items are skipped here: the datasets role's checks name them (preflight).
     for item in [i for i in datasets or [] if isinstance(i, dict) and i.get("name")]:
@@ -51,6 +52,7 @@ def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="defaul
         space = credentials.get("namespace") if isinstance(credentials, dict) else None
         refs["secrets"].append({"name": str(name), "namespace": space or namespace})
     refs["namespaces"] = sorted({ref["namespace"] for group in refs.values() for ref in group})
+    refs["baselines"] = refs["nfs_volumes"] + [ref for ref in refs["datasets"] if not ref["cache"]]
     refs["thin_profiles"] = [str(item["name"]) for item in thin_profiles or [] if isinstance(item, dict) and item.get("name")]
     return refs
 

@@ -231,6 +231,8 @@ def test_dataset_refs_carry_names_and_namespaces_never_credentials():
     assert refs["thin_profiles"] == ["s3fs"]
     assert refs["nfs_volumes"] == [{"name": "nfs-imagenet", "namespace": "default", "claim": "nfs-imagenet", "volume": "nfs-imagenet",
                                     "data_subdir": "imagenet"}]
+    # What a benchmark can compare a cache with: the NFS volumes first, then the datasets without one.
+    assert [(ref["name"], ref["claim"]) for ref in refs["baselines"]] == [("nfs-imagenet", "nfs-imagenet"), ("baseline", "baseline")]
     assert refs["secrets"] == [{"name": "imagenet-oss", "namespace": "team-a"}]
     assert refs["namespaces"] == ["default", "team-a"]
     assert "s3cr3t" not in repr(refs)
