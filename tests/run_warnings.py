@@ -9,8 +9,9 @@ entry says why, with the upstream reference.
 
 Every run a test makes through tests/playbook.py, and every runbook block that runs
 ansible-playbook, is recorded here (``record``); the cluster and integration tests check each run after the test
-that made it (tests/cluster/conftest.py, tests/nodes/conftest.py), and tests/cluster/test_teardown.py
-and tests/nodes/test_zz_down.py that the playbooks operators run were among the runs checked.
+that made it (tests/cluster/conftest.py, tests/nodes/conftest.py); tests/nodes/test_zz_down.py checks
+that the playbooks operators run were among the runs checked, and that every entry of the allow-list
+is still printed by one.
 """
 
 import collections

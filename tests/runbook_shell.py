@@ -1,7 +1,7 @@
 """The runbooks' runnable blocks (tests/runbooks.py reads them) run with bash, as the on-call
 engineer would paste them, from the repository's top directory, with the index's variables set
-to the local cluster's values and kubectl and helm on PATH as the local cluster's own. The
-cluster tests (kwok) and the real nodes' tests both run them."""
+to the local cluster's values and kubectl and helm on PATH as the local cluster's own. The real
+nodes' tests run them (tests/nodes)."""
 
 import os
 import subprocess
@@ -13,9 +13,6 @@ from runbooks import missing, runnable_blocks
 
 BLOCKS = runnable_blocks()
 RAN = {}  # block id -> the states ("healthy", "symptom", "other") it was run in
-# The runbooks the simulated cluster runs (tests/cluster): the deployment of the seeds' stores
-# (OSS keys, the NFS baseline); tests/nodes every other.
-ON_SIMULATED_CLUSTER = ("docs/runbooks/deploy.md",)
 
 
 def environment(kubeconfig, tools, **variables):
@@ -54,6 +51,6 @@ def run(env, *ids, state="healthy", fails=False):
     return output
 
 
-def not_run(runbook):
-    """The runnable blocks of the runbooks ``runbook(path)`` picks that this process ran in no test."""
-    return sorted(block.where for block in BLOCKS.values() if runbook(block.file) and block.id not in RAN)
+def not_run():
+    """The runnable blocks of the runbooks that this process ran in no test."""
+    return sorted(block.where for block in BLOCKS.values() if block.id not in RAN)

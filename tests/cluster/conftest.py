@@ -1,8 +1,7 @@
 """The simulated cluster (FLUIDOPS_NODES=kwok) comes up once for tests/cluster; test_teardown.py
 takes it down last. Every playbook run is read for warnings after the test that made it
-(tests/run_warnings.py, autouse). site.yml's first run, its phases, faults and check mode run on
-the real nodes (tests/nodes); here the deploy runbook makes the seeds' deployment
-(test_phases_workflow.py), for the OSS keys, the NFS baseline and their runbooks."""
+(tests/run_warnings.py, autouse). site.yml, its phases, faults, check mode and the runbooks run on
+the real nodes (tests/nodes)."""
 
 import os
 import subprocess

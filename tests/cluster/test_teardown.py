@@ -1,13 +1,13 @@
 """Runs last in tests/cluster: `cluster.sh down` leaves no process, host container, state or mount;
-the runs of the tests before printed no warning outside the allow-list (tests/run_warnings.py)."""
+the runs of the tests before printed no warning outside the allow-list (tests/run_warnings.py;
+tests/nodes/test_zz_down.py checks each entry is still needed)."""
 
 import os
-import re
 import subprocess
 
 from cluster_script import container_ids, processes_of
 from conftest import CACHE, NODES, cluster, started_pid
-from run_warnings import ALLOWED, CHECKED, checked_playbooks, warnings_in
+from run_warnings import CHECKED, checked_playbooks
 
 
 def test_cluster_down_leaves_nothing_behind(kubeconfig):
@@ -25,15 +25,10 @@ def test_cluster_down_leaves_nothing_behind(kubeconfig):
         assert [line for line in mounts if CACHE in line or "alluxio" in line] == []
 
 
-def test_site_and_teardown_ran_with_no_warning_outside_the_allow_list():
+def test_the_standalone_engine_ran_with_no_warning_outside_the_allow_list():
     # Each run is checked after the test that made it (run_warnings.no_unlisted_warnings): this
-    # makes sure the playbooks operators run were among those runs. Run alone, without the tests
-    # before it, it fails: it reads what they ran. (status.yml and benchmark.yml: tests/nodes.)
+    # makes sure the standalone chart's engine.yml was among those runs. Run alone, without the
+    # tests before it, it fails: it reads what they ran. (The operators' playbooks: tests/nodes.)
     ran = checked_playbooks()
-    not_run = [name for name in ("site.yml", "teardown.yml") if not ran.get(name)]
-    assert not_run == [], "not run by the tests before (tests/cluster, whole): %s; ran %s" % (not_run, ran)
+    assert ran.get("engine.yml"), "not run by the tests before (tests/cluster, whole); ran %s" % ran
     assert [(run.playbooks, left) for run, left in CHECKED if left] == []
-    # Every allow-list entry still matches a warning some run printed: one no run prints goes.
-    printed = [line for run, _unused in CHECKED for line in warnings_in(run.output)]
-    unused = [allowed.pattern for allowed in ALLOWED if not any(re.match(allowed.pattern, line) for line in printed)]
-    assert unused == [], "allow-list entries no run needed (remove them from tests/run_warnings.py): %s" % unused

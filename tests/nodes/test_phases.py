@@ -1,15 +1,18 @@
 """site.yml against the local cluster's real nodes, whole (nodes on the podman hosts, node
 labels, Fluid through Helm, datasets, warm-up, training), with the local inventory: real
-apiserver, Helm, hosts, kubelets, Fluid controllers, Alluxio pods and mpi-operator."""
+apiserver, Helm, hosts, kubelets, Fluid controllers, Alluxio pods and mpi-operator. Then the
+deploy runbook's commands on the deployment, and the seeds' NFS baseline volume."""
 
 import json
 import os
+import re
 import subprocess
 
 from kubernetes import client
 
-from conftest import CACHE, POOL
+from conftest import CACHE, POOL, wait_until
 from playbook import run_playbook
+from runbook_shell import run
 
 TAINT = {"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}
 
@@ -46,6 +49,47 @@ def test_first_run_creates_the_local_inventorys_dataset_bound_with_its_profile(a
     assert runtime["spec"]["replicas"] == 1  # the inventory's, not one per GPU node
     assert runtime["spec"]["properties"]["alluxio.master.metastore"] == "ROCKS"  # the dl-training profile
     assert runtime["spec"]["tieredstore"]["levels"][0]["mediumtype"] == "MEM"
+
+
+def test_the_deploy_runbook_on_the_deployed_cluster_ends_as_it_says_and_changes_nothing(shell, site_run):  # pylint: disable=unused-argument
+    # docs/runbooks/deploy.md: every host answers; site.yml again ends with the runbook's lines,
+    # and, every phase converging, no task on any host changes.
+    run(shell, "deploy-reach")
+    output = run(shell, "deploy-site")
+    recap = dict(re.findall(r"^(\S+)\s+: ok=\d+\s+changed=(\d+)", output, re.MULTILINE))
+    assert sorted(recap) == ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4", "localhost"], output[-3000:]
+    assert set(recap.values()) == {"0"}, output[-6000:]
+
+
+def test_the_seeds_nfs_baseline_volume_is_bound_by_the_real_controller_manager(api, site_run):  # pylint: disable=unused-argument
+    # The seeds' NFS baseline (inventory/local-simulated's) beside the local inventory's datasets:
+    # its PV with the seeds' mount options, bound to its claim. No pod mounts it: this kernel has no
+    # NFS client, and the local inventory's baseline is the ThinRuntime one.
+    core = client.CoreV1Api(api)
+    nfs = {"name": "nfs-imagenet", "server": "nfs.local.invalid", "path": "/exports/imagenet", "data_subdir": "imagenet"}
+    try:
+        returncode, output = run_playbook("playbooks/datasets.yml", extra_vars={"datasets_nfs_volumes": [nfs]})
+        assert returncode == 0, output[-3000:]
+        volume = core.read_persistent_volume("nfs-imagenet")
+        assert volume.spec.mount_options == ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard",
+                                             "timeo=600", "retrans=2", "noresvport", "nfsvers=4.1"]
+        assert volume.spec.access_modes == ["ReadOnlyMany"] and volume.spec.capacity["storage"] == "150Gi"
+        assert (volume.spec.nfs.server, volume.spec.nfs.path) == ("nfs.local.invalid", "/exports/imagenet")
+
+        def bound_claim():
+            claim = core.read_namespaced_persistent_volume_claim("nfs-imagenet", "default")
+            return claim if claim.status.phase == "Bound" else None
+
+        assert wait_until(bound_claim, seconds=60).spec.volume_name == "nfs-imagenet"
+    finally:
+        # Not in the local inventory: its teardown would leave them.
+        for delete, args in ((core.delete_namespaced_persistent_volume_claim, ("nfs-imagenet", "default")),
+                             (core.delete_persistent_volume, ("nfs-imagenet",))):
+            try:
+                delete(*args)
+            except client.ApiException as error:
+                if error.status != 404:
+                    raise
 
 
 def test_dropped_labels_and_taints_are_removed_when_asked(api, site_run):  # pylint: disable=unused-argument

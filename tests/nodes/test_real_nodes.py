@@ -42,6 +42,35 @@ def test_each_kubelet_may_change_only_its_own_node(kubeconfig):
     kubectl(kubeconfig, "annotate", "node", "gpu-node-1", "fluidops.test/touched-")
 
 
+def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_stay_their_kubelets(kubeconfig):
+    """`cluster.sh nodes COUNT` beside the real nodes, as make bench grows the cluster: the nodes
+    beyond the four hosts are kwok's, Ready, with kwok's NoSchedule taint, so that only a pod that
+    tolerates every taint goes where no container runs (Fluid's CSI plugin, as node agents do); the
+    hosts' nodes keep their kubelets. Back to four, the simulated ones go."""
+    def nodes():
+        return {node["metadata"]["name"]: node for node in json.loads(kubectl(kubeconfig, "get", "nodes", "-o", "json").stdout)["items"]}
+
+    cluster("nodes", "6")
+    try:
+        grown = nodes()
+        assert sorted(grown) == NODES + ["gpu-node-5", "gpu-node-6"]
+        for name, node in grown.items():
+            simulated = name not in NODES
+            assert ("kwok.x-k8s.io/node" in node["metadata"].get("annotations", {})) == simulated, name
+            taints = [(taint["key"], taint["effect"]) for taint in node["spec"].get("taints", [])]
+            assert taints == ([("kwok.x-k8s.io/node", "NoSchedule")] if simulated else []), (name, taints)
+            assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True", name
+        on_simulated = json.loads(kubectl(kubeconfig, "get", "pods", "-A", "--field-selector", "spec.nodeName=gpu-node-5",
+                                          "-o", "json").stdout)["items"]
+        tolerating = [item["metadata"]["name"] for item in on_simulated if any(
+            toleration.get("operator") == "Exists" and not toleration.get("key") and not toleration.get("effect")
+            for toleration in item["spec"].get("tolerations", []))]
+        assert [item["metadata"]["name"] for item in on_simulated] == tolerating
+    finally:
+        cluster("nodes", str(len(NODES)))
+    assert sorted(nodes()) == NODES
+
+
 def test_the_kubelets_left_the_machines_sysctls_alone(kubeconfig, sysctls_before):  # pylint: disable=unused-argument
     assert read_sysctls() == sysctls_before
 

@@ -7,8 +7,7 @@ pod fails, a tier directory given away, a deletion a pod that really mounts the 
 runs the runbook's Confirm commands, its Fix, then its Verify. The S3 stand-in's keys are rotated
 to a second key the store really checks, and the dataset made again with it. Each test leaves the
 deployment as the next one needs it; the teardown runbook ends. The last test fails when a
-runnable block of these runbooks was run by no test. The deploy runbook runs on the simulated
-cluster with the seeds' stores (tests/cluster/test_phases_workflow.py)."""
+runnable block of the runbooks was run by no test (the deploy runbook's are test_phases.py's)."""
 
 import json
 import re
@@ -21,7 +20,7 @@ from conftest import INVENTORY, NODES, host, wait_until
 from keys import leaks
 from playbook import LOCAL_CHARTS, folded
 from pods import BASELINE, DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
-from runbook_shell import ON_SIMULATED_CLUSTER, not_run, run
+from runbook_shell import not_run, run
 
 # The inventory's deployment settings, which an operator edits.
 SETTINGS = "group_vars/all/deployment.yml"
@@ -360,7 +359,7 @@ def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_noth
     assert "fluid-1.0.8" not in run(shell, "teardown-check-release")
 
 
-def test_every_runnable_block_of_these_runbooks_was_run():
+def test_every_runnable_block_of_the_runbooks_was_run():
     # Run the whole suite: a block added to a runbook and run by no test fails here (and, without a
     # cluster, in tests/unit/test_runbooks.py when no test names it).
-    assert not_run(lambda path: path not in ON_SIMULATED_CLUSTER) == []
+    assert not_run() == []

@@ -20,10 +20,8 @@ from runbooks import INDEX, REPO, RUNBOOKS, folded, missing, parse, runbook_file
 
 PROCEDURE_PARTS = ("When", "Steps", "Verify")
 TROUBLESHOOTING_PARTS = ("Symptom", "Confirm", "Fix", "Verify")
-# The tests that run the runbooks: on the simulated cluster those on the seeds' stores, on the
-# real nodes every other.
-RUNBOOK_TESTS = [os.path.join(REPO, "tests", "cluster", "test_phases_workflow.py"), os.path.join(REPO, "tests", "nodes", "test_runbooks.py"),
-                 os.path.join(REPO, "tests", "nodes", "test_real_nodes.py")]
+# The tests that run the runbooks, on the real nodes.
+RUNBOOK_TESTS = [os.path.join(REPO, "tests", "nodes", name) for name in ("test_phases.py", "test_runbooks.py", "test_real_nodes.py")]
 # Shell variables every shell has, and Jinja names that are not the inventory's.
 SHELL_VARIABLES = {"PWD", "HOME", "PATH"}
 JINJA_NAMES = {"item", "inventory_hostname", "groups", "hostvars", "lookup", "query", "omit"}

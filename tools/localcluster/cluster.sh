@@ -29,6 +29,7 @@ nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)  # the nodes' names; their h
 components=(etcd apiserver controller-manager scheduler registry kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
 # FLUIDOPS_NODES: real (the default) makes the node hosts real nodes; kwok simulates their kubelets.
 node_mode=${FLUIDOPS_NODES:-real}
+kwok_taint=false  # scale_nodes beside real nodes: the simulated ones take kwok's NoSchedule taint
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -176,6 +177,7 @@ metadata:
     node.kubernetes.io/instance-type: ecs.gn6v-c10g1.20xlarge
     aliyun.accelerator/nvidia_name: Tesla-V100-SXM2-16GB
     type: kwok
+$([ "$kwok_taint" = false ] || echo 'spec: {taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]}')
 status:
   capacity: {cpu: "82", memory: 336Gi, pods: "110", nvidia.com/gpu: "8", ephemeral-storage: 500Gi}
   allocatable: {cpu: "82", memory: 336Gi, pods: "110", nvidia.com/gpu: "8", ephemeral-storage: 500Gi}
@@ -289,15 +291,18 @@ nodes_ready() {  # nodes_ready [COUNT]: that many nodes, every one Ready (defaul
 
 # More simulated GPU nodes than hosts, for the benchmarks at scale (make bench): kwok nodes are
 # API objects with simulated kubelets; the four podman hosts stay, as the OS phase does not grow
-# with them. gpu-node-1..COUNT, the hosts' four first; nodes above COUNT are deleted.
+# with them. gpu-node-1..COUNT, the hosts' four first; nodes above COUNT are deleted. Beside real
+# nodes (the registry runs), the hosts' nodes are left to their kubelets, and the simulated ones
+# carry kwok's taint, so that no pod goes where no container can run.
 scale_nodes() {
-  local count=${1:-} names=() extra i
+  local count=${1:-} names=() extra i first=1
   if ! [[ $count =~ ^[0-9]+$ ]] || ((count < ${#nodes[@]})); then
     die "cluster.sh nodes COUNT: COUNT=${count:-(none)} must be a whole number, at least ${#nodes[@]} (the node hosts)"
   fi
   if ! running apiserver || ! running kwok; then die "the local cluster is not up: run make cluster-up first"; fi
-  for ((i = 1; i <= count; i++)); do names+=("gpu-node-$i"); done
-  create_nodes "${names[@]}"
+  ! running registry || first=$((${#nodes[@]} + 1)) kwok_taint=true
+  for ((i = first; i <= count; i++)); do names+=("gpu-node-$i"); done
+  ((${#names[@]} == 0)) || create_nodes "${names[@]}"
   extra=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' \
     | awk -F- -v count="$count" '/^gpu-node-[0-9]+$/ && $3 > count')
   # shellcheck disable=SC2086 # one word per node name
