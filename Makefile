@@ -106,11 +106,11 @@ test: deps  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-# The checks, render-test, integration and molecule run at a lower priority (nice 10): the real
-# nodes' suite, the longest, takes the cores first, and they take what it leaves while it waits on
-# its cluster. cluster-test does not: its cluster's JVMs have fixed deadlines.
+# The checks, render-test, integration and molecule run at the lowest priority (nice 19): the real
+# nodes' suite, the longest by twice, takes the cores first, and they take what it leaves while it
+# waits on its cluster. cluster-test does not: its cluster's JVMs have fixed deadlines.
 beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
-	@nice -n 10 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
+	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another

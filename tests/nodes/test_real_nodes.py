@@ -46,7 +46,8 @@ def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_s
     """`cluster.sh nodes COUNT` beside the real nodes, as make bench grows the cluster: the nodes
     beyond the four hosts are kwok's, Ready, with kwok's NoSchedule taint, so that only a pod that
     tolerates every taint goes where no container runs (Fluid's CSI plugin, as node agents do); the
-    hosts' nodes keep their kubelets. Back to four, the simulated ones go."""
+    hosts' nodes keep their kubelets. Back to four, the simulated ones go, and the pods kwok played
+    on them with them (the pod garbage collector's, for the tests after this one)."""
     def nodes():
         return {node["metadata"]["name"]: node for node in json.loads(kubectl(kubeconfig, "get", "nodes", "-o", "json").stdout)["items"]}
 
@@ -69,6 +70,8 @@ def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_s
     finally:
         cluster("nodes", str(len(NODES)))
     assert sorted(nodes()) == NODES
+    wait_until(lambda: not [item for item in pods(kubeconfig, "--all-namespaces") if item["spec"].get("nodeName", NODES[0]) not in NODES],
+               120, every=2, what="no pod left on the simulated nodes")
 
 
 def test_the_kubelets_left_the_machines_sysctls_alone(kubeconfig, sysctls_before):  # pylint: disable=unused-argument
