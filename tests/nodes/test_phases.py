@@ -12,6 +12,7 @@ from kubernetes import client
 
 from conftest import CACHE, POOL, wait_until
 from playbook import run_playbook
+from pods import kubectl
 from runbook_shell import run
 
 TAINT = {"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}
@@ -61,7 +62,7 @@ def test_the_deploy_runbook_on_the_deployed_cluster_ends_as_it_says_and_changes_
     assert set(recap.values()) == {"0"}, output[-6000:]
 
 
-def test_the_seeds_nfs_baseline_volume_is_bound_by_the_real_controller_manager(api, site_run):  # pylint: disable=unused-argument
+def test_the_seeds_nfs_baseline_volume_is_bound_by_the_real_controller_manager(api, kubeconfig, site_run):  # pylint: disable=unused-argument
     # The seeds' NFS baseline (inventory/local-simulated's) beside the local inventory's datasets:
     # its PV with the seeds' mount options, bound to its claim. No pod mounts it: this kernel has no
     # NFS client, and the local inventory's baseline is the ThinRuntime one.
@@ -83,13 +84,7 @@ def test_the_seeds_nfs_baseline_volume_is_bound_by_the_real_controller_manager(a
         assert wait_until(bound_claim, seconds=60).spec.volume_name == "nfs-imagenet"
     finally:
         # Not in the local inventory: its teardown would leave them.
-        for delete, args in ((core.delete_namespaced_persistent_volume_claim, ("nfs-imagenet", "default")),
-                             (core.delete_persistent_volume, ("nfs-imagenet",))):
-            try:
-                delete(*args)
-            except client.ApiException as error:
-                if error.status != 404:
-                    raise
+        kubectl(kubeconfig, "delete", "pvc,pv", "nfs-imagenet", "--ignore-not-found")
 
 
 def test_dropped_labels_and_taints_are_removed_when_asked(api, site_run):  # pylint: disable=unused-argument

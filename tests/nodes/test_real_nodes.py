@@ -61,8 +61,7 @@ def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_s
             taints = [(taint["key"], taint["effect"]) for taint in node["spec"].get("taints", [])]
             assert taints == ([("kwok.x-k8s.io/node", "NoSchedule")] if simulated else []), (name, taints)
             assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True", name
-        on_simulated = json.loads(kubectl(kubeconfig, "get", "pods", "-A", "--field-selector", "spec.nodeName=gpu-node-5",
-                                          "-o", "json").stdout)["items"]
+        on_simulated = pods(kubeconfig, "--all-namespaces", "--field-selector", "spec.nodeName=gpu-node-5")
         tolerating = [item["metadata"]["name"] for item in on_simulated if any(
             toleration.get("operator") == "Exists" and not toleration.get("key") and not toleration.get("effect")
             for toleration in item["spec"].get("tolerations", []))]
