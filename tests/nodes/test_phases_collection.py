@@ -3,10 +3,11 @@ ansible-galaxy builds, installed into an empty collections path, each playbook r
 collection name (`ansible-playbook fluidops.accel.<name>`) from a directory outside the repository,
 with an empty ansible.cfg and the local inventory given by its absolute path (its group_vars find
 the local cluster's kubeconfig, registry, helm and charts from FLUIDOPS_CACHE_DIR or HOME, not from
-the repository). On the cluster site.yml converged, site changes nothing; every playbook runs in
-check mode, in one run, asking for changes, and neither the cluster's objects nor the node hosts
-change. The benchmark is not among them: it makes the dataset again and runs three jobs
-(test_runbooks.py runs it).
+the repository). On the cluster site.yml converged, site (which imports every phase's playbook),
+status and teardown run in check mode, in one run, asking for changes, and neither the cluster's
+objects nor the node hosts change. That a second site run for real changes nothing is the deploy
+runbook's test (test_phases.py): the same playbooks, run in place. The benchmark is not among them:
+it makes the dataset again and runs three jobs (test_runbooks.py runs it).
 
 test_phases.py leaves the nodes without the pool's label: the installed node_labels puts it back
 first, as site_run made it, and removes it again at the end. teardown runs in check mode: for real
@@ -22,8 +23,8 @@ from collection import Installed
 from conftest import INVENTORY, NODES, POOL, host
 from state import cluster_state, host_state
 
-# site.yml's phases, in its order; each changes nothing on the converged cluster.
-DEPLOYMENT = ["preflight", "nodes", "node_labels", "engine", "datasets", "warmup", "train"]
+# site.yml's phases, in its order, each a playbook of its own that site imports.
+PHASES = ["preflight", "nodes", "node_labels", "engine", "datasets", "warmup", "train"]
 # What site_run asked for.
 WANTED = POOL
 
@@ -49,29 +50,15 @@ def run_installed(installed, *names, **options):
     return run
 
 
-def nothing_changed(run):
-    changed = run.changed_per_host()
-    assert changed and set(changed.values()) == {0}, run.tasks("changed")  # {host: [the tasks that changed]}
-
-
-def test_the_whole_deployment_by_its_collection_name_changes_nothing(installed):
-    # The second run of site.yml's phases on the converged cluster, nodes included.
-    run = run_installed(installed, "site", extra_vars=WANTED)
-    assert run.returncode == 0, run.output[-3000:]
-    assert "Train" in run.plays()
-    nothing_changed(run)
-
-
-def test_each_playbook_by_its_collection_name_runs_in_check_mode_and_changes_nothing(installed, api, tmp_path):
-    # One run, the phases one after the other as an operator would run them, then the status and
-    # the teardown, asking for changes: other node labels, the teardown of everything. Check mode
-    # reports them and makes none.
+def test_the_playbooks_by_their_collection_names_run_in_check_mode_and_change_nothing(installed, api, tmp_path):
+    # One run: the whole deployment, then the status and the teardown, asking for changes: other
+    # node labels, the teardown of everything. Check mode reports them and makes none.
     before, hosts_before = cluster_state(api), {name: host_state(host(name)) for name in NODES}
-    run = run_installed(installed, *DEPLOYMENT, "status", "teardown", check=True, extra_vars=dict(
+    run = run_installed(installed, "site", "status", "teardown", check=True, extra_vars=dict(
         WANTED, node_labels_extra={"fluidops.io/pool": "inference"}, cache_status_json_path=str(tmp_path / "status.json")))
     assert run.returncode == 0, run.output[-3000:]
     # Each playbook ran (its first play of its own, as the installed playbook names it).
-    for name in DEPLOYMENT + ["status", "teardown"]:
+    for name in PHASES + ["status", "teardown"]:
         with open(os.path.join(installed.path, "playbooks", name + ".yml"), encoding="utf-8") as handle:
             first = next(play["name"] for play in yaml.safe_load(handle) if "hosts" in play)
         assert first in run.plays(), name
