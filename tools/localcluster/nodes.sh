@@ -144,7 +144,9 @@ run_node() {  # run_node NAME IMAGE MOUNT_FLAGS...: kind's podman flags (provisi
   local name=$1 image=$2 host; shift 2
   host=$(host_of "$name")
   podman volume exists "$host-containerd" || podman volume create --label fluidops.local=host "$host-containerd" >/dev/null
-  podman run -d --name "$host" --hostname "$name" --privileged --label fluidops.local=host \
+  # A host runs a whole node's pods: when the cores are short, it weighs as 8 other containers
+  # (podman's default is 1024), whose processes a nice value outside does not reach.
+  podman run -d --name "$host" --hostname "$name" --privileged --label fluidops.local=host --cpu-shares 8192 \
     --cgroupns=private --security-opt seccomp=unconfined --tmpfs /run --tmpfs /tmp \
     --volume "$host-containerd:/var/lib/containerd" \
     --volume "$run/nodes/$name:/etc/fluidops:ro" --volume "$here/node:/opt/fluidops/node:ro" \
