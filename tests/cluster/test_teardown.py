@@ -12,7 +12,7 @@ from run_warnings import CHECKED, checked_playbooks
 
 def test_cluster_down_leaves_nothing_behind(kubeconfig):
     run_dir = os.path.dirname(kubeconfig)
-    # Its components name its state; the real Alluxio's JVMs run in the hosts' cgroups.
+    # Its components name its state.
     hosts = container_ids(NODES)
     assert len(hosts) == len(NODES)
     assert started_pid("apiserver") in processes_of(run_dir, hosts)

@@ -37,7 +37,7 @@ INVENTORY = os.path.join(REPO, "inventory", "local")
 # pods (Fluid's controllers, DNS) off: here every node is a GPU node.
 POOL = {"node_labels_extra": {"fluidops.io/pool": "training"}}
 # The dataset's under-store: the stand-in of ImageNet cluster.sh up wrote, which the node hosts mount.
-STANDIN = os.path.join(RUN, "alluxio", "standins", DATASET)
+STANDIN = os.path.join(RUN, "standins", DATASET)
 
 
 def host(node):

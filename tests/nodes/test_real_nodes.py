@@ -200,7 +200,8 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
 def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=unused-argument
     """The dataset's dl-training profile (roles/fluidops/defaults/main/tuning_profiles.yml), read
     from the running JVMs' command lines, not from the manifests: every property in each process
-    (Fluid's chart passes them as -D options), each component's JVM options, the FUSE options."""
+    (Fluid's chart passes them as -D options), each component's JVM options, the FUSE options, the
+    worker's tier."""
     with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
         profile = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]["dl-training"]
 
@@ -221,6 +222,9 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
     mounted = " ".join(processes["fuse"])
     assert [option for option in fuse_options if option not in mounted] == [], processes["fuse"]
     assert "/runtime-mnt/alluxio/default/%s/alluxio-fuse" % DATASET in processes["fuse"], processes["fuse"]
+    # The worker's tier: the runtime's level, under the directory Fluid gives the dataset in it.
+    [level] = json.loads(kubectl(kubeconfig, "get", "alluxioruntime", DATASET, "-o", "json").stdout)["spec"]["tieredstore"]["levels"]
+    assert "-Dalluxio.worker.tieredstore.level0.dirs.path=%s/default/%s" % (level["path"], DATASET) in processes["worker"], processes["worker"]
 
 
 def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):
@@ -300,6 +304,40 @@ def test_the_status_report_gives_the_numbers_of_alluxio_in_pods(fluid, tmp_path)
     # Fluid writes sizes with two decimals (1.75MiB): within that rounding.
     assert abs(dataset["cached_bytes"] - size) <= 0.01 * size, (dataset["cached_bytes"], size)
     assert DATASET in done.output and "100.0%" in done.output, done.output[-3000:]
+
+
+def fsadmin_summary(kubeconfig, master):
+    """The master's own report, read with its own words (not the module's parser)."""
+    text = kubectl(kubeconfig, "exec", master, "-c", "alluxio-master", "--", "alluxio", "fsadmin", "report", "summary").stdout
+    field = {key.strip(): value.strip() for key, value in (line.split(":", 1) for line in text.splitlines() if ":" in line)}
+    units = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "TB": 1 << 40}
+    number, unit = re.match(r"([0-9.]+)([KMGT]?B)", field["Total Capacity"]).groups()
+    return {"total": int(float(number) * units[unit]), "live": int(field["Live Workers"]), "lost": int(field["Lost Workers"]),
+            "version": field["Version"]}
+
+
+def test_alluxio_cluster_info_reads_the_live_master_as_its_own_report_says(kubeconfig, fluid, tmp_path):  # pylint: disable=unused-argument
+    """The alluxio_cluster_info module on the dataset's master pod (release and namespace Fluid's):
+    its REST API through the API server's proxy to the master's Service, on the web port Fluid gave
+    it, and fsadmin in the pod, each equal to the master's own report."""
+    master = DATASET + "-master-0"
+    ports = json.loads(kubectl(kubeconfig, "get", "service", master, "-o", "json").stdout)["spec"]["ports"]
+    web = next(port["port"] for port in ports if port["name"] == "web")
+    path = tmp_path / "play.yml"
+    tasks = [{"name": source, "fluidops.accel.alluxio_cluster_info": {
+        "kubeconfig": "{{ fluidops_kubeconfig }}", "release": DATASET, "namespace": "default", "source": source, "master_web_port": web},
+        "register": source} for source in ("rest", "fsadmin")]
+    tasks.append({"ansible.builtin.copy": {"content": "{{ {'rest': rest, 'fsadmin': fsadmin} | to_json }}",
+                                           "dest": str(tmp_path / "info.json"), "mode": "0600"}})
+    path.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "tasks": tasks}]))
+    returncode, output = run_playbook(str(path))
+    assert returncode == 0, output[-3000:]
+    report = fsadmin_summary(kubeconfig, master)
+    for source, info in json.loads((tmp_path / "info.json").read_text(encoding="utf-8")).items():
+        assert (info["capacity"]["total"], info["live_workers"], info["lost_workers"], info["version"]) == (
+            report["total"], report["live"], report["lost"], report["version"]), source
+        assert info["tiers"]["MEM"]["total"] == report["total"], source
+    assert report["total"] == 32 * 1024 * 1024 and report["live"] == 1, report  # the inventory's one worker's tier
 
 
 def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_dataset(

@@ -69,7 +69,7 @@ def podman_env():
 
 
 def alluxio_env(profile="dl-training"):
-    return dict(podman_env(), FLUIDOPS_ALLUXIO_STATE=STATE, FLUIDOPS_ALLUXIO_NODES=HOST, FLUIDOPS_ALLUXIO_PREPARE="none",
+    return dict(podman_env(), FLUIDOPS_ALLUXIO_STATE=STATE, FLUIDOPS_ALLUXIO_NODES=HOST,
                 FLUIDOPS_ALLUXIO_PROFILE=profile)
 
 

@@ -1,7 +1,9 @@
 """make bench: the bundle's own speed on the local cluster, and how it grows with the nodes. A
 benchmark command, not a test: each measure several times, median and min-max.
 
-For 4, 16 and 64 simulated GPU nodes (kwok nodes; `cluster.sh nodes COUNT`):
+On the local cluster's real nodes, grown to 4, 16 and 64 GPU nodes: the four node hosts' real nodes
+and, beyond them, kwok's simulated ones (`cluster.sh nodes COUNT`), which carry kwok's NoSchedule
+taint, so that Fluid's pods, the warm-up's loader and the DaemonSets run on the real four:
 - cold: site.yml's cluster phases up to the warm-up (preflight, node labels, the engine through
   Helm, the datasets, the warm-up) on a cluster where none of it is deployed (teardown.yml, and
   the nodes' labels, taints and annotations taken back). The OS phase (nodes.yml) is left out
@@ -50,9 +52,11 @@ SSH = os.path.join(LOCAL, "run", "ssh")  # where cluster.sh keeps each host's ad
 # site.yml's phases up to the warm-up, the OS phase (nodes.yml) apart.
 CLUSTER_PHASES = ["playbooks/preflight.yml", "playbooks/node_labels.yml", "playbooks/engine.yml", "playbooks/datasets.yml",
                   "playbooks/warmup.yml"]
-# The labels cluster.sh gives every simulated node: the cold reset keeps them.
-CLUSTER_LABELS = {"kubernetes.io/arch", "kubernetes.io/os", "kubernetes.io/hostname", "node.kubernetes.io/instance-type",
-                  "aliyun.accelerator/nvidia_name", "type"}
+# The labels the kubelets and cluster.sh give the nodes, and kwok's taint on the simulated ones:
+# the cold reset keeps them.
+CLUSTER_LABELS = {"kubernetes.io/arch", "kubernetes.io/os", "kubernetes.io/hostname", "beta.kubernetes.io/arch",
+                  "beta.kubernetes.io/os", "node.kubernetes.io/instance-type", "aliyun.accelerator/nvidia_name", "type"}
+CLUSTER_TAINTS = {"kwok.x-k8s.io/node"}
 MARK_BEGIN, MARK_END = "<!-- deploy:begin -->", "<!-- deploy:end -->"
 # ansible.cfg's tuning keys: the "defaults" config is the project's without them (Ansible's own
 # defaults: forks 5, implicit fact gathering, no fact cache, no pipelining).
@@ -198,12 +202,12 @@ def address(host):
 
 
 def inventory_for(work, count, hosts=HOSTS, name=None):
-    """The simulated cluster's inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
+    """The local inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
     containers, the others one of ``hosts`` by turns (ansible_host: its address)."""
     directory = os.path.join(work, name or "inventory-%d" % count)
     if os.path.isdir(directory):
         shutil.rmtree(directory)
-    shutil.copytree(os.path.join(REPO, "inventory", "local-simulated"), directory)
+    shutil.copytree(os.path.join(REPO, "inventory", "local"), directory)
     path = os.path.join(directory, "hosts.yml")
     with open(path, encoding="utf-8") as handle:
         inventory = yaml.safe_load(handle)
@@ -228,8 +232,9 @@ def reset_to_cold(bench, inventory):
     for node in api.list_node().items:
         labels = {key: None for key in node.metadata.labels or {} if key not in CLUSTER_LABELS}
         annotations = {key: None for key in node.metadata.annotations or {} if key.startswith("fluidops.io/")}
-        if labels or annotations or node.spec.taints:
-            api.patch_node(node.metadata.name, {"metadata": {"labels": labels, "annotations": annotations}, "spec": {"taints": None}})
+        kept = [api.api_client.sanitize_for_serialization(taint) for taint in node.spec.taints or [] if taint.key in CLUSTER_TAINTS]
+        if labels or annotations or len(kept) != len(node.spec.taints or []):
+            api.patch_node(node.metadata.name, {"metadata": {"labels": labels, "annotations": annotations}, "spec": {"taints": kept or None}})
 
 
 def cluster_phases(bench, sizes):
@@ -368,8 +373,9 @@ def markdown(report):
     cluster = report["cluster"]
     lines = [MARK_BEGIN, "## The bundle's own speed (`make bench`)", "",
              "Measured on %(machine)s, %(date)s, commit %(commit)s; each measure %(runs)d runs, median (min-max) in seconds of "
-             "wall time. The local cluster: a real API server, Helm and Fluid controllers, kwok's simulated nodes; the node hosts "
-             "stay four podman containers at every size (GPU hosts 5 and up reach one of them)." % report, "",
+             "wall time. The local cluster: a real API server, Helm, Fluid's controllers and Alluxio in pods on four real nodes, and "
+             "kwok's simulated nodes beyond them (tainted: no pod runs there); the node hosts stay four podman containers at every "
+             "size (GPU hosts 5 and up reach one of them)." % report, "",
              "- *cold*: %s, with nothing of them deployed (teardown.yml, the nodes' labels taken back; Fluid's CRDs stay)." % (
                  ", ".join(os.path.basename(p) for p in CLUSTER_PHASES)),
              "- *idempotent*: the same playbooks again (changed=0 every time: %s)." % (
@@ -448,7 +454,7 @@ def chart(report, path):
     width, height, left, top, bottom = 900, 420, 70, 40, 50
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
-    draw.text((10, 10), "The bundle's runs: median seconds by simulated GPU nodes (lines: min-max)", fill="black")
+    draw.text((10, 10), "The bundle's runs: median seconds by GPU nodes (lines: min-max)", fill="black")
     series = [("cold", (200, 60, 40)), ("idempotent", (40, 90, 160)), ("status", (60, 150, 60)), ("render", (150, 110, 40))]
     peak = max(row[name]["seconds"]["max"] for row in rows for name, _unused in series) * 1.1
     sizes = [row["nodes"] for row in rows]
@@ -487,8 +493,8 @@ def sizes_argument(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs of each measure (median and min-max); at least 1")
-    parser.add_argument("--sizes", type=sizes_argument, default=[4, 16, 64], help="simulated GPU node counts, such as 4,16,64")
-    parser.add_argument("--tune-nodes", type=int, help="simulated GPU nodes for the tunings (default: the largest size)")
+    parser.add_argument("--sizes", type=sizes_argument, default=[4, 16, 64], help="GPU node counts (the four real ones, then simulated ones), such as 4,16,64")
+    parser.add_argument("--tune-nodes", type=int, help="GPU nodes for the tunings (default: the largest size)")
     parser.add_argument("--hosts", default="2,4", help="host containers for the OS phase, such as 2,4")
     parser.add_argument("--doc", default=os.path.join(REPO, "docs", "benchmarks.md"))
     args = parser.parse_args()
@@ -501,12 +507,12 @@ def main():
     except ValueError:
         parser.error("--hosts=%s: give host counts separated by commas, such as 2,4" % args.hosts)
     began = time.monotonic()
-    # Measured on the simulated cluster (inventory/local-simulated): kwok nodes at every size.
-    os.environ["FLUIDOPS_NODES"] = "kwok"
+    # Measured on the real nodes (inventory/local), kwok's beyond them.
+    os.environ["FLUIDOPS_NODES"] = "real"
     status = run([CLUSTER, "status"], check=False).stdout
-    if "registry: running" in status:
-        raise SystemExit("bench: the local cluster that is up has real nodes (make demo): run make cluster-down first; "
-                         "the bench starts the simulated one")
+    if "apiserver: running" in status and "registry: running" not in status:
+        raise SystemExit("bench: the local cluster that is up is the simulated one (FLUIDOPS_NODES=kwok): run make cluster-down "
+                         "first; the bench starts the one with real nodes")
     if "apiserver: running" not in status:
         log("starting the local cluster (make cluster-up)")
         run([CLUSTER, "up"])

@@ -1,26 +1,21 @@
 #!/usr/bin/env bash
-# The local cluster's real Alluxio (jars from Maven Central, tools/alluxio/fetch.sh), run in the
-# node host containers the way the Alluxio chart runs it on GPU nodes:
-#   gpu-node-1   master, job master, worker, job worker, JNI-FUSE
-#   gpu-node-2   worker, job worker, JNI-FUSE
-# The nodes are first prepared by the bundle's own gpu_node role (ramfs on /ram/alluxio, FUSE
-# packages); the workers' MEM tier lives on that ramfs. The processes' settings are the Alluxio
-# chart's, rendered by Helm from the tuning profile (tools/alluxio/localconf.py). Two directories
-# of this machine are mounted in every host: the root under-store at /underFSStorage (Fluid's
-# root UFS path), and /standins, the local stand-ins of the stores Alluxio cannot reach here
-# (simulator.py standin_tree; Alluxio refuses a mount nested in the root UFS).
-#   alluxio.sh up | down | stop | status | renew-clients | remount-fuse | mounts | env
-# Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
+# The data-path benchmark's real Alluxio (tools/bench/datapath.py; jars from Maven Central,
+# tools/alluxio/fetch.sh), run in the benchmark's own host container the way the Alluxio chart
+# runs it on a GPU node: master, job master, worker, job worker and JNI-FUSE. The benchmark
+# prepares the host first with the bundle's gpu_node role (ramfs on /ram/alluxio, FUSE packages);
+# the worker's MEM tier lives on that ramfs. The processes' settings are the Alluxio chart's,
+# rendered by Helm from the tuning profile (tools/alluxio/localconf.py). The local cluster's
+# Alluxio runs in pods, from Fluid's runtime chart (images.sh builds its image).
+#   alluxio.sh up | down | stop | status | remount-fuse | mounts | env
+# FLUIDOPS_ALLUXIO_STATE (its configuration, logs and root under-store) and FLUIDOPS_ALLUXIO_NODES
+# (the host containers, the master's first) say where; FLUIDOPS_ALLUXIO_PROFILE, which profile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-# shellcheck source=instance.sh  # cache, run, host_of
+# shellcheck source=instance.sh  # cache
 . "$here/instance.sh"
-# The data-path benchmark (tools/bench/datapath.py) runs its own Alluxio in its own host with
-# these three set; the local cluster takes the defaults.
-state=${FLUIDOPS_ALLUXIO_STATE:-$run/alluxio}
-read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:-$(host_of gpu-node-1) $(host_of gpu-node-2)}"
-prepare=${FLUIDOPS_ALLUXIO_PREPARE:-gpu_node}  # gpu_node: the role prepares the hosts; none: they are ready
+state=${FLUIDOPS_ALLUXIO_STATE:?set FLUIDOPS_ALLUXIO_STATE: the directory of the configuration, logs and under-store}
+read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:?set FLUIDOPS_ALLUXIO_NODES: the host containers, the master first}"
 master_node=${alluxio_nodes[0]}
 # Inside the hosts (container_mounts puts them there).
 home=/opt/alluxio java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java fuse_mount=/mnt/alluxio-fuse
@@ -31,11 +26,10 @@ venv_python() { "$(cat "$cache/../.venv-path")/bin/python" "$@"; }
 
 container_mounts() {  # the podman run flags that give a host the JDK, the jars and this state
   local jdk; jdk=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
-  mkdir -p "$state/ufs" "$state/standins"
+  mkdir -p "$state/ufs"
   printf '%s\n' -v "$jdk:/usr/lib/jvm/java-17-openjdk-amd64:ro" -v /etc/java-17-openjdk:/etc/java-17-openjdk:ro \
     -v "$("$repo/tools/alluxio/fetch.sh"):$home/lib:ro" -v "$repo/tools/alluxio/bin:$home/bin:ro" \
-    -v "$state:$home/state" -v "$state/ufs:/underFSStorage" \
-    -v "$state/standins:/standins"
+    -v "$state:$home/state" -v "$state/ufs:/underFSStorage"
 }
 
 ip_of() { podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$1"; }
@@ -73,11 +67,6 @@ live_workers() {  # true once the master counts every worker
   [ "$(master_info | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("workers") or []))')" -eq "${#alluxio_nodes[@]}" ]
 }
 fuse_mounted() { podman exec "$1" findmnt -n -t fuse,fuse.alluxio-fuse "$fuse_mount"; }
-live_job_workers() {  # true once the job master counts every job worker
-  [ "$(podman exec "$master_node" env ALLUXIO_LIB="$home/lib" ALLUXIO_CONF_DIR="$home/state/conf" \
-        ALLUXIO_LOGS_DIR="$home/state/logs/$master_node" JAVA="$java" ALLUXIO_HOME="$home" \
-        "$home/bin/alluxio" fsadmin report jobservice | grep -c '^Worker: ')" -eq "${#alluxio_nodes[@]}" ]
-}
 stop_process() {  # stop_process NODE NAME: the process started by start_process, if it runs
   # SIGTERM runs the JVM's shutdown hooks; a FUSE JVM whose mount is already gone can hang in
   # its hook, so after 15 s it gets SIGKILL.
@@ -86,16 +75,6 @@ stop_process() {  # stop_process NODE NAME: the process started by start_process
   pid=$(cat "$pidfile")
   podman exec "$1" sh -c "kill $pid 2>/dev/null; for i in \$(seq 75); do kill -0 $pid 2>/dev/null || exit 0; sleep 0.2; done; kill -9 $pid"
   rm -f "$pidfile"
-}
-
-prepare_nodes() {
-  # The bundle's own node preparation, as site.yml runs it: ramfs and tmpfs cache mounts, FUSE
-  # packages (libfuse2 for JNI-FUSE), limits.
-  local limit; limit=$(IFS=,; echo "${alluxio_nodes[*]}")
-  log "preparing ${alluxio_nodes[*]} with the gpu_node role (playbooks/nodes.yml)"
-  (cd "$repo" && ANSIBLE_CONFIG="$repo/ansible.cfg" PATH="$(cat "$cache/../.venv-path")/bin:$PATH" \
-    ansible-playbook playbooks/nodes.yml -i inventory/local --limit "$limit" > "$state/prepare-nodes.log" 2>&1) \
-    || { tail -n 30 "$state/prepare-nodes.log" >&2; die "the gpu_node role failed on ${alluxio_nodes[*]}"; }
 }
 
 up() {
@@ -109,8 +88,6 @@ up() {
   log "starting the Alluxio master and job master on $master_node ($master_ip)"
   start_process "$master_node" master process master
   start_process "$master_node" job_master process job_master
-  # The masters need neither the tier's ramfs nor libfuse: the nodes are prepared while they start.
-  [ "$prepare" = none ] || prepare_nodes
   wait_for "the Alluxio master" 400 "$state/logs/$master_node/master.out" master_info \
     || die "the Alluxio master did not start (logs in $state/logs/$master_node)"
   log "starting the workers and job workers on ${alluxio_nodes[*]}"
@@ -146,24 +123,6 @@ unmount_fuse() {  # unmount first, so no mount outlives its process
       podman exec "$node" umount -l "$fuse_mount" || log "could not unmount $fuse_mount on $node"
     fi
   done
-}
-
-# A Fluid runtime's pods go with the runtime, and a new runtime gets new ones. Here one Alluxio
-# outlives the runtimes, so when one goes (simulator.py) the processes that are Alluxio's clients
-# are restarted: the job master (it plans a DataLoad from file metadata), the job workers and
-# FUSE. Their metadata caches (the profile keeps entries for 2 days) would otherwise still hold
-# the block ids of files that left with the old mount, and every task of a new DataLoad on them
-# fails. The master keeps its namespace; the simulator has unmounted the runtime's paths.
-renew_clients() {
-  local start=$SECONDS node
-  for node in "${alluxio_nodes[@]}"; do stop_process "$node" job_worker; done
-  stop_process "$master_node" job_master
-  start_process "$master_node" job_master process job_master
-  for node in "${alluxio_nodes[@]}"; do start_process "$node" job_worker process job_worker; done
-  remount_fuse
-  wait_for "${#alluxio_nodes[@]} live job workers" 400 "$state/logs/${alluxio_nodes[-1]}/JOB_WORKER_LOGGER.log" live_job_workers \
-    || die "the Alluxio job workers did not register (logs in $state/logs)"
-  log "job master, job workers and FUSE renewed in $((SECONDS - start)) s"
 }
 
 remount_fuse() {  # FUSE restarted with $state/fuse.args and $state/conf as they are now
@@ -206,12 +165,11 @@ case ${1:-} in
   up) up ;;
   down) down ;;
   status) status ;;
-  renew-clients) renew_clients ;;
   remount-fuse) remount_fuse ;;
   stop) stop ;;
   mounts) container_mounts ;;
-  env)  # what a client on this machine needs: the kwok Exec and the simulator use it
-    printf 'ALLUXIO_LIB=%s\nALLUXIO_CONF_DIR=%s\nALLUXIO_LOGS_DIR=%s\nFLUIDOPS_ALLUXIO_STANDINS=%s\n' \
-      "$("$repo/tools/alluxio/fetch.sh")" "$state/conf" "$state/logs/client" "$state/standins" ;;
-  *) echo "usage: $0 up|down|stop|status|renew-clients|remount-fuse|mounts|env" >&2; exit 2 ;;
+  env)  # what a client on this machine needs (the benchmark's alluxio CLI)
+    printf 'ALLUXIO_LIB=%s\nALLUXIO_CONF_DIR=%s\nALLUXIO_LOGS_DIR=%s\n' \
+      "$("$repo/tools/alluxio/fetch.sh")" "$state/conf" "$state/logs/client" ;;
+  *) echo "usage: $0 up|down|stop|status|remount-fuse|mounts|env" >&2; exit 2 ;;
 esac

@@ -5,11 +5,9 @@
 # (Fluid's those of its chart, which whoever installs it starts; mpi-operator's those of its
 # manifests); kwok and simulator.py only for simulated nodes beyond the hosts (cluster.sh nodes
 # COUNT) and JindoRuntime.
-# FLUIDOPS_NODES=kwok is the simulated cluster tests/cluster and make bench still use: kwok plays
-# the four nodes' kubelets (no pod runs), Fluid's controllers and mpi-operator run out of cluster,
-# a real Alluxio runs in two hosts (alluxio.sh) and answers the controllers' execs into the master
-# pods, and simulator.py plays what else those pods would run (the master's UFS mounts,
-# DataLoad's script, training).
+# FLUIDOPS_NODES=kwok is the simulated cluster tests/cluster still uses: kwok plays the four
+# nodes' kubelets (no pod runs), Fluid's controllers and mpi-operator run out of cluster, and
+# simulator.py plays the training's launcher and JindoRuntime.
 # FLUIDOPS_CLUSTER_INSTANCE=N runs a second cluster beside this one (instance.sh).
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
@@ -185,17 +183,9 @@ NODE
   done | kubectl apply -f - >/dev/null
 }
 
-read_alluxio_client_env() {  # alluxio_env: KEY=VALUE words a client of the real Alluxio needs
-  local lines; lines=$("$here/alluxio.sh" env)
-  mapfile -t alluxio_env <<< "$lines"
-}
-
 start_kwok() {
-  # Execs into pods run on this machine with kwok's environment: `alluxio` is the real CLI
-  # (tools/alluxio/bin), a client of the real master alluxio.sh starts.
-  read_alluxio_client_env
-  start kwok env PATH="$repo/tools/alluxio/bin:$PATH" "${alluxio_env[@]}" \
-    "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs --enable-crds Exec \
+  # Logs: the simulated launchers' output (simulator.py).
+  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
   # With real nodes there is no simulated node to wait for (start_kwok 0).
@@ -206,8 +196,7 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  read_alluxio_client_env
-  start simulator env "${alluxio_env[@]}" "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
+  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
 }
@@ -312,10 +301,9 @@ scale_nodes() {
 }
 
 start_hosts() {
-  local image name mounts
+  local image name mounts=(-v "$run/standins:/standins")  # the under-stores' stand-ins (write_imagenet_standin)
   image=$("$repo/tools/hostimage/build.sh")
-  mounts=$("$here/alluxio.sh" mounts)  # the JDK, Alluxio's jars and its state
-  mapfile -t mounts <<< "$mounts"
+  mkdir -p "$run/standins"
   for name in "${nodes[@]}"; do
     if podman container exists "$(host_of "$name")"; then
       podman start "$(host_of "$name")" >/dev/null
@@ -383,7 +371,7 @@ REGISTRY
 # every node host mounts at /standins: its TFRecord shards' names and layout at this machine's
 # scale (train 32 and validation 4 of ImageNet's 1024 and 128, 256 KiB each), random bytes.
 write_imagenet_standin() {
-  local tree=$run/alluxio/standins/imagenet split shards index
+  local tree=$run/standins/imagenet split shards index
   [ ! -d "$tree" ] || return 0
   for split in train:32 validation:4; do
     shards=${split#*:} split=${split%:*}
@@ -480,14 +468,12 @@ up() {
   if [ "$node_mode" = kwok ]; then
     log "starting the node hosts (podman): ${nodes[*]}"
     start_hosts
-    # The real Alluxio the simulated pods' programs use; real nodes run Alluxio in the pods.
-    "$here/alluxio.sh" up
   fi
   log "up in $((SECONDS - start_time)) s; server $(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])'); kubeconfig $kubeconfig"
 }
 
 # The last cluster's logs outlive it, so a failed run (a CI one) can still be read after `down`:
-# the components', the simulated programs' and the real Alluxio's, not its data.
+# the components' and the simulated programs'.
 keep_logs() {
   local kept=$last_logs
   [ -d "$run" ] || return 0
@@ -495,7 +481,6 @@ keep_logs() {
   mkdir -p "$kept"
   [ ! -d "$run/logs" ] || cp -r "$run/logs" "$kept/components"
   [ ! -d "$run/simulated/logs" ] || cp -r "$run/simulated/logs" "$kept/simulated"
-  [ ! -d "$run/alluxio/logs" ] || cp -r "$run/alluxio/logs" "$kept/alluxio"
 }
 
 down() {
@@ -511,7 +496,6 @@ down() {
     fi
     rm -f "$run/pids/$name"
   done
-  [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" down
   stop_ssh
   "$here/nodes.sh" remove "${nodes[@]}"
   keep_logs
@@ -527,7 +511,6 @@ status() {
   for name in "${nodes[@]}"; do
     echo "host $(host_of "$name"): $(podman container inspect -f '{{.State.Status}}' "$(host_of "$name")" 2>/dev/null || echo absent)"
   done
-  [ ! -d "$run/alluxio" ] || "$here/alluxio.sh" status
 }
 
 show() {  # what the demo did: nodes, Helm releases, each host's cache mounts (reads only)

@@ -1,17 +1,8 @@
 """SIMULATED programs of the local cluster: what would run inside pods that kwok only pretends
-to run, and JindoRuntime. Fluid's dataset, DataLoad and AlluxioRuntime controllers,
-mpi-operator and Alluxio itself are the real programs (cluster.sh, alluxio.sh); this process:
+to run, and JindoRuntime. Every pod of the four node hosts' real nodes runs for real; this process
+plays the pods of kwok's nodes (the simulated cluster's four, FLUIDOPS_NODES=kwok, and those beyond
+the hosts, cluster.sh nodes COUNT), where no container runs:
 
-- routes the Alluxio master pods' execs to the real Alluxio: a kwok Exec object per master pod
-  runs the controllers' `alluxio ...` commands with the real CLI against the real master, which
-  all runtimes share; and plays the master's mount.sh (Fluid's startup probe): each mount.info
-  line is mounted from a local stand-in of its under-store (standin_tree), unmounted when the
-  runtime's master pod goes away, and then the job master, job workers and FUSE are
-  restarted, as a new runtime would get new ones (alluxio.sh renew-clients);
-- runs the DataLoad program: the loader pod's own alluxio_dataload.sh (Fluid's
-  charts/fluid-dataloader/alluxio) on this machine with the pod's environment, so the real
-  `alluxio fs distributedLoad` fills the real cache; its output is the pod's log, its exit code
-  the pod's;
 - the training program (the MPIJob launcher pod's mpirun of tf_cnn_benchmarks under Horovod):
   once the MPIJob is Running (all workers up, as mpirun needs) it writes the launcher's stdout
   as the real program prints it (rules in plugins/module_utils/tf_cnn_log.py: one process per
@@ -19,6 +10,9 @@ mpi-operator and Alluxio itself are the real programs (cluster.sh, alluxio.sh); 
   launcher's command asks for it) and exits after the run's time compressed 1000 times;
 - JindoRuntime (Jindo's engine is closed source): its Dataset binds once kwok's Stage made the
   runtime Ready, with the PV/PVC Fluid would make.
+
+Nothing plays Alluxio's pods there: a Fluid runtime on kwok's nodes never mounts its under-store,
+so its dataset stays NotBound, and a DataLoad's loader pod stays Running.
 
 A program "exits" by putting its exit code on its pod (annotation fluidops.local/exit-code);
 kwok's simulated-program-exit Stage then ends the pod as a kubelet would. Level-triggered:
@@ -29,7 +23,6 @@ import argparse
 import logging
 import os
 import random
-import subprocess
 import sys
 import time
 
@@ -45,10 +38,6 @@ FLUID = ("data.fluid.io", "v1alpha1")
 MPI = ("kubeflow.org", "v2beta1")
 KWOK = ("kwok.x-k8s.io", "v1alpha1")
 EXIT = "fluidops.local/exit-code"
-ALLUXIO_CLI = os.path.join(HERE, "..", "alluxio", "bin", "alluxio")
-ALLUXIO_SH = os.path.join(HERE, "alluxio.sh")
-# In the state dir: when the last pass with no Alluxio client renewal pending began (note_settled).
-CLIENTS_SETTLED = "clients-settled"
 GIB = 1024 ** 3
 IMAGENET_BYTES = 143.67 * GIB  # ImageNet as TFRecords, what a simulated JindoRuntime reports
 # Seed 003's tables: job-wide images/sec (step 1000, last step) and Accuracy @ 5 (nfs, cold, warm).
@@ -77,8 +66,6 @@ class Simulator:
         self.logs_dir = os.path.join(state_dir, "logs")
         os.makedirs(self.logs_dir, exist_ok=True)
         self.programs = {}  # pod uid -> what the simulated program needs between steps
-        self.mounted = {}  # (namespace, master pod) -> the Alluxio paths its mount.info mounted
-        self.renewing = None  # alluxio.sh renew-clients while it runs
 
     # -- helpers ---------------------------------------------------------------------------
     def simulated_pods(self, selector):
@@ -105,12 +92,12 @@ class Simulator:
                 raise
 
     def serve_for_pod(self, pod, plural, kind, spec):
-        """kwok's ``kind`` object for the pod (Exec, Logs), named after it and owned by it; True
-        when made. One an earlier pod of the same name left (a StatefulSet's pod made again) is
+        """kwok's ``kind`` object for the pod (a Logs), named after it and owned by it; True when
+        made. One an earlier pod of the same name left (a pod made again under its name) is
         replaced: the garbage collector removes it in its own time, and the new pod would be left
-        without one (seen at 64 nodes: "no exec found for container alluxio-master"). Sources: kwok
-        finds a pod's Exec and Logs by the pod's namespace and name (kwok.sigs.k8s.io, "Exec" and
-        "Logs" configuration); the garbage collector deletes a dependent whose owner's uid is gone
+        without one (seen at 64 nodes with the Exec objects of the masters that were once played).
+        Sources: kwok finds a pod's Logs by the pod's namespace and name (kwok.sigs.k8s.io, "Logs"
+        configuration); the garbage collector deletes a dependent whose owner's uid is gone
         (kubernetes.io, "Owners and Dependents"), whenever its queue reaches it."""
         namespace, name = pod.metadata.namespace, pod.metadata.name
         found = self.get(KWOK, namespace, plural, name)
@@ -145,128 +132,6 @@ class Simulator:
                 handle.write("%s.%09dZ stdout F %s\n" % (stamp, int((moment % 1) * 1e9), line))
         self.serve_for_pod(pod, "logs", "Logs",
                            {"logs": [{"containers": [c.name for c in pod.spec.containers], "logsFile": path, "follow": False}]})
-
-    # -- the Alluxio master pods ------------------------------------------------------------
-    def serve_alluxio_masters(self):
-        """A kwok Exec for every Alluxio master pod (Fluid's `<runtime>-master-0` and the
-        standalone chart's): the execs run the real `alluxio` CLI against the real master
-        (kwok's environment, cluster.sh). A Fluid master's startup probe runs mount.sh, which
-        mounts the lines of its mount.info into Alluxio's namespace: played here, with each
-        under-store replaced by its local stand-in (the same URL always gets the same tree)."""
-        live = set()
-        for pod in self.simulated_pods("role=alluxio-master"):
-            namespace, name = pod.metadata.namespace, pod.metadata.name
-            if pod.metadata.deletion_timestamp:
-                continue
-            live.add((namespace, name))
-            if self.serve_for_pod(pod, "execs", "Exec", {"execs": [{"local": {}}]}):
-                LOG.info("alluxio master %s/%s: execs served by the real alluxio CLI", namespace, name)
-            release = (pod.metadata.labels or {}).get("release", "")
-            if (namespace, name) not in self.mounted and pod.status.phase == "Running":
-                mounts = self.mount_info(namespace, release)
-                if mounts is not None and self.mount_standins(mounts):
-                    self.mounted[(namespace, name)] = [path for path, _unused in mounts]
-        gone = [k for k in self.mounted if k not in live]
-        for key in gone:
-            self.unmount_unused(key, self.mounted.pop(key))
-        if gone:
-            self.renew_clients()
-
-    def mount_info(self, namespace, release):
-        """The (alluxio path, under-store URL) lines of a Fluid runtime's mount.info, or None for a
-        master without one (the standalone chart's)."""
-        try:
-            config = self.core.read_namespaced_config_map(release + "-mount-config", namespace)
-        except ApiException as error:
-            if error.status == 404:
-                return None
-            raise
-        lines = (config.data or {}).get("mount.info", "").splitlines()
-        return [tuple(line.split()[:2]) for line in lines if len(line.split()) >= 2]
-
-    def mount_standins(self, mounts):
-        """mount.sh's `alluxio fs mount` for every line not mounted yet; True once all are."""
-        code, table = self.alluxio("fs", "mount")
-        if code != 0:
-            return False  # the master is not up yet: the probe runs again
-        mounted = {fields[2] for fields in (line.split() for line in table.splitlines()) if len(fields) > 2}
-        for path, ufs in mounts:
-            if path in mounted:
-                continue
-            code, out = self.alluxio("fs", "mount", "--readonly", "--shared", path, standin_tree(ufs))
-            LOG.info("alluxio: mount %s for %s: %s", path, ufs, out.strip() or code)
-            if code != 0:
-                return False
-        return True
-
-    def unmount_unused(self, gone, paths):
-        """A master pod went away: its mounts leave Alluxio's namespace unless another runtime
-        still has them (all runtimes share the one real Alluxio here)."""
-        kept = {path for key, others in self.mounted.items() for path in others}
-        for path in paths:
-            if path not in kept:
-                code, out = self.alluxio("fs", "unmount", path)
-                LOG.info("alluxio: unmount %s (master %s/%s gone): %s", path, gone[0], gone[1], out.strip() or code)
-
-    def renew_clients(self):
-        """A new runtime gets new master, job worker and FUSE pods; the shared Alluxio's processes
-        that cache file metadata are restarted in the background, and no DataLoad starts until
-        they are back (mounts need only the master, which stays)."""
-        if self.renewing is not None:
-            self.renewing.wait()  # one renewal at a time
-        log = open(os.path.join(self.logs_dir, "renew-clients.log"), "a", encoding="utf-8")
-        self.renewing = subprocess.Popen([ALLUXIO_SH, "renew-clients"], stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        LOG.info("alluxio: renewing the job master, job workers and FUSE")
-
-    def renewing_clients(self):
-        if self.renewing is None:
-            return False
-        code = self.renewing.poll()
-        if code is None:
-            return True
-        LOG.info("alluxio: job master, job workers and FUSE renewed: exit %d", code)
-        self.renewing = None
-        return False
-
-    def alluxio(self, *args):
-        """The real CLI, as a client of the real master: (exit code, stdout and stderr)."""
-        done = subprocess.run([ALLUXIO_CLI, *args], capture_output=True, text=True, check=False)
-        return done.returncode, done.stdout + done.stderr
-
-    # -- the DataLoad program ----------------------------------------------------------------
-    def run_dataloads(self):
-        """Fluid's loader pod runs its chart's alluxio_dataload.sh: here the script from the
-        pod's own ConfigMap runs on this machine with the pod's environment and the real CLI."""
-        pods = self.simulated_pods("role=dataload-pod,app=alluxio")
-        for pod in pods:
-            if pod.status.phase != "Running" or pod.metadata.deletion_timestamp or EXIT in (pod.metadata.annotations or {}):
-                continue
-            program = self.programs.get(pod.metadata.uid)
-            if program is None:
-                if not self.renewing_clients():
-                    self.programs[pod.metadata.uid] = self.start_loader(pod)
-                continue
-            if program.poll() is None:
-                continue
-            output = program.stdout.read()
-            program.stdout.close()
-            self.serve_log(pod, output.splitlines())
-            self.exit_program(pod, program.returncode)
-            LOG.info("dataload pod %s/%s: exit %d", pod.metadata.namespace, pod.metadata.name, program.returncode)
-
-    def start_loader(self, pod):
-        container = pod.spec.containers[0]
-        env = dict(os.environ, **{e.name: e.value for e in container.env or [] if e.value is not None})
-        env["PATH"] = os.path.dirname(ALLUXIO_CLI) + os.pathsep + env.get("PATH", "")  # the image's alluxio
-        script_map = next(v.config_map.name for v in pod.spec.volumes if v.config_map)
-        script = self.core.read_namespaced_config_map(script_map, pod.metadata.namespace).data["dataloader.distributedLoad"]
-        path = os.path.join(self.logs_dir, "%s-%s.sh" % (pod.metadata.namespace, pod.metadata.name))
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(script)
-        LOG.info("dataload pod %s/%s: alluxio_dataload.sh for %s", pod.metadata.namespace, pod.metadata.name, env.get("DATA_PATH"))
-        return subprocess.Popen(["bash", path], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                cwd=self.logs_dir, start_new_session=True)
 
     # -- the training program ----------------------------------------------------------------
     def run_launchers(self):
@@ -354,43 +219,9 @@ class Simulator:
                 self.core.delete_persistent_volume(volume.metadata.name)
 
     def step(self):
-        started = time.time()
-        self.serve_alluxio_masters()
-        self.run_dataloads()
         self.run_launchers()
         self.bind_jindo_datasets()
         self.release_jindo_volumes()
-        self.note_settled(started)
-
-    def note_settled(self, started):
-        """Writes the start time of the last pass that had no Alluxio client renewal to start or
-        wait for (CLIENTS_SETTLED), so a test of the shared Alluxio can wait until its FUSE mounts
-        and job service are stable: a pass begun after the test did finds nothing pending."""
-        if self.renewing_clients():
-            return
-        path = os.path.join(self.state_dir, CLIENTS_SETTLED)
-        with open(path + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write("%.3f\n" % started)
-        os.replace(path + ".tmp", path)
-
-
-def standin_tree(ufs):
-    """The local stand-in of an under-store URL the real Alluxio cannot reach (oss://, s3://...):
-    a directory of FLUIDOPS_ALLUXIO_STANDINS, the hosts' /standins, filled on first use with
-    ImageNet's layout as TFRecord shards at this machine's scale (train 64 x 512 KiB, validation
-    8 x 512 KiB; ImageNet's are 1024 + 128 shards of about 130 MB). Returns the path Alluxio mounts."""
-    scheme, _separator, rest = ufs.partition("://")
-    relative = os.path.join(scheme or "local", *[p for p in rest.split("/") if p not in ("", ".", "..")])
-    tree = os.path.join(os.environ["FLUIDOPS_ALLUXIO_STANDINS"], relative)
-    done = tree.rstrip("/") + ".complete"  # beside the tree, not in what Alluxio mounts
-    if not os.path.exists(done):
-        for split, shards in (("train", 64), ("validation", 8)):
-            os.makedirs(os.path.join(tree, split), exist_ok=True)
-            for index in range(shards):
-                with open(os.path.join(tree, split, "%s-%05d-of-%05d" % (split, index, shards)), "wb") as handle:
-                    handle.write(os.urandom(512 * 1024))
-        open(done, "w", encoding="utf-8").close()
-    return "/standins/" + relative
 
 
 def launcher_output(job, fraction, pod):

@@ -1,5 +1,5 @@
-"""The local cluster's simulator (tools/localcluster/simulator.py) keeps one kwok Exec or Logs object
-per pod, owned by the pod: one an earlier pod of the same name left, which the garbage collector
+"""The local cluster's simulator (tools/localcluster/simulator.py) keeps one kwok Logs object per
+pod, owned by the pod: one an earlier pod of the same name left, which the garbage collector
 has not removed yet, is replaced rather than taken for the new pod's."""
 
 import os
@@ -35,12 +35,15 @@ class FakeCustom:
         self.objects[(plural, namespace, body["metadata"]["name"])] = body
 
 
-def master(uid):
-    return types.SimpleNamespace(metadata=types.SimpleNamespace(namespace="default", name="imagenet-master-0", uid=uid))
+LOGS = {"logs": [{"containers": ["launcher"], "logsFile": "/tmp/train-launcher.log", "follow": False}]}
+
+
+def launcher(uid):
+    return types.SimpleNamespace(metadata=types.SimpleNamespace(namespace="default", name="train-launcher", uid=uid))
 
 
 def owned(uid):
-    return {"metadata": {"name": "imagenet-master-0", "ownerReferences": [{"kind": "Pod", "uid": uid}]}, "spec": {}}
+    return {"metadata": {"name": "train-launcher", "ownerReferences": [{"kind": "Pod", "uid": uid}]}, "spec": {}}
 
 
 def simulated(custom):
@@ -51,21 +54,21 @@ def simulated(custom):
 
 def test_a_pod_without_one_gets_its_own():
     custom = FakeCustom()
-    assert simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
-    made = custom.objects[("execs", "default", "imagenet-master-0")]
-    assert made["kind"] == "Exec" and made["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
+    assert simulated(custom).serve_for_pod(launcher("uid-2"), "logs", "Logs", LOGS)
+    made = custom.objects[("logs", "default", "train-launcher")]
+    assert made["kind"] == "Logs" and made["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
 
 
 def test_the_one_of_an_earlier_pod_of_that_name_is_replaced():
-    custom = FakeCustom({("execs", "default", "imagenet-master-0"): owned("uid-1")})
-    assert simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
-    assert custom.calls == [("delete", "execs", "imagenet-master-0"), ("create", "execs", "imagenet-master-0")]
-    assert custom.objects[("execs", "default", "imagenet-master-0")]["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
+    custom = FakeCustom({("logs", "default", "train-launcher"): owned("uid-1")})
+    assert simulated(custom).serve_for_pod(launcher("uid-2"), "logs", "Logs", LOGS)
+    assert custom.calls == [("delete", "logs", "train-launcher"), ("create", "logs", "train-launcher")]
+    assert custom.objects[("logs", "default", "train-launcher")]["metadata"]["ownerReferences"][0]["uid"] == "uid-2"
 
 
 def test_the_pods_own_is_left_alone():
-    custom = FakeCustom({("execs", "default", "imagenet-master-0"): owned("uid-2")})
-    assert not simulated(custom).serve_for_pod(master("uid-2"), "execs", "Exec", {"execs": [{"local": {}}]})
+    custom = FakeCustom({("logs", "default", "train-launcher"): owned("uid-2")})
+    assert not simulated(custom).serve_for_pod(launcher("uid-2"), "logs", "Logs", LOGS)
     assert custom.calls == []
 
 
@@ -80,7 +83,7 @@ class FakeCore:
                                             for name, notes in self.nodes.items()])
 
     def list_pod_for_all_namespaces(self, label_selector):
-        assert label_selector == "role=alluxio-master"
+        assert label_selector == "training.kubeflow.org/job-role=launcher"
         return types.SimpleNamespace(items=[types.SimpleNamespace(metadata=types.SimpleNamespace(name=name),
                                                                   spec=types.SimpleNamespace(node_name=node))
                                             for name, node in self.pods.items()])
@@ -91,4 +94,4 @@ def test_only_the_pods_of_kwok_nodes_are_played():
     sim = simulator.Simulator.__new__(simulator.Simulator)
     sim.core = FakeCore({"gpu-node-1": None, "gpu-node-5": {"kwok.x-k8s.io/node": "fake"}},
                         {"on-real": "gpu-node-1", "on-kwok": "gpu-node-5", "pending": None})
-    assert [pod.metadata.name for pod in sim.simulated_pods("role=alluxio-master")] == ["on-kwok"]
+    assert [pod.metadata.name for pod in sim.simulated_pods("training.kubeflow.org/job-role=launcher")] == ["on-kwok"]
