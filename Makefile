@@ -86,7 +86,7 @@ molecule: host-image  ## every molecule scenario
 	  FLUIDOPS_HOST_IMAGE=$$(cat $(FLUIDOPS_CACHE_DIR)/.host-image) $(run) molecule test -s "$$scenario" || exit 1; \
 	done
 
-cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): Helm, the CRDs' schemas, mpi-operator's Jobs, the standalone chart
+cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): Helm, the CRDs' schemas, the standalone chart
 	$(run) python -m pytest -q --durations=20 tests/cluster
 
 # Its own cluster (FLUIDOPS_CLUSTER_INSTANCE=1, tests/nodes/conftest.py), so that it can also run

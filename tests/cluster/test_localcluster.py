@@ -1,8 +1,7 @@
-"""The local cluster: real etcd, kube-apiserver, controller-manager, scheduler and Helm, Fluid's
-real controllers and mpi-operator; kwok-simulated V100 nodes (simulated kubelets), with a
-simulated training in the MPIJob's pods. What Fluid's controllers do with a runtime's real pods
-is tests/nodes' (real nodes); the bundle's datasets and warm-up on this cluster are
-test_phases*.py's."""
+"""The simulated cluster: real etcd, kube-apiserver, controller-manager, scheduler and Helm, Fluid's
+real controllers and mpi-operator; kwok-simulated V100 nodes (simulated kubelets), where no pod
+runs. What Fluid's controllers and mpi-operator do with real pods, and the bundle's phases, are
+tests/nodes' (real nodes)."""
 
 import os
 import signal
@@ -13,8 +12,6 @@ import yaml
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import _lines as rank_lines
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse
 from conftest import CACHE, NODES, RUN, cluster, pinned, started_pid, wait_until
 
 
@@ -101,48 +98,3 @@ def test_apiserver_rejects_a_dataset_that_breaks_the_crd_schema(api):
         client.CustomObjectsApi(api).create_namespaced_custom_object("data.fluid.io", "v1alpha1", "default", "datasets", bad)
     assert error.value.status == 422
     assert "spec.mounts" in error.value.body and "array" in error.value.body
-
-
-def create_mpijob(api, body):
-    return client.CustomObjectsApi(api).create_namespaced_custom_object("kubeflow.org", "v2beta1", "default", "mpijobs", body)
-
-
-def get_mpijob(api, name):
-    return client.CustomObjectsApi(api).get_namespaced_custom_object("kubeflow.org", "v2beta1", "default", "mpijobs", name)
-
-
-def test_real_mpi_operator_runs_the_launcher_job_and_serves_tf_cnn_benchmarks_logs(api):
-    command = ["mpirun", "--allow-run-as-root", "--tag-output", "-np", "32", "python", "tf_cnn_benchmarks.py"]
-    template = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark", "command": command}]}}
-    worker = {"spec": {"containers": [{"name": "mpi", "image": "horovod-benchmark"}]}}
-    create_mpijob(api, {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50"},
-                        "spec": {"slotsPerWorker": 8, "runPolicy": {"cleanPodPolicy": "Running"}, "mpiReplicaSpecs": {
-                            "Launcher": {"replicas": 1, "template": template},
-                            "Worker": {"replicas": 4, "template": worker}}}})
-    core = client.CoreV1Api(api)
-
-    def pods():
-        return core.list_namespaced_pod("default", label_selector="training.kubeflow.org/job-name=resnet50").items
-
-    def succeeded():
-        conditions = (get_mpijob(api, "resnet50").get("status") or {}).get("conditions", [])
-        return {c["type"]: c["status"] for c in conditions}.get("Succeeded") == "True"
-
-    wait_until(succeeded, seconds=120)
-    conditions = get_mpijob(api, "resnet50")["status"]["conditions"]
-    assert [c["reason"] for c in conditions if c["type"] in ("Created", "Succeeded")] == ["MPIJobCreated", "MPIJobSucceeded"]
-    # The launcher is a pod of the Job mpi-operator made; cleanPodPolicy Running takes the workers.
-    assert client.BatchV1Api(api).read_namespaced_job("resnet50-launcher", "default").status.succeeded == 1
-    remaining = wait_until(lambda: [p for p in pods() if p.metadata.labels["training.kubeflow.org/job-role"] == "launcher"]
-                           if len(pods()) == 1 else None, seconds=60)
-    launcher = remaining[0]
-    assert launcher.status.phase == "Succeeded" and launcher.metadata.name.startswith("resnet50-launcher-")
-    log = core.read_namespaced_pod_log(launcher.metadata.name, "default", container="mpi")
-    # mpirun --tag-output: 32 ranks, each with its own step lines (some split across chunks).
-    parsed = parse(log)
-    assert parsed["tagged"] and parsed["ranks"] == 32
-    assert {step["ranks_read"] for step in parsed["steps"]} == {32}
-    # Every rank's total, read from its joined fragments: a line split across chunks still counts.
-    assert {rank for rank, line in rank_lines(log) if line.startswith("total images/sec: ")} == set(range(32))
-    assert parsed["total_images_per_sec"] and parsed["accuracy_top5"]
-    assert "SIMULATED" in log

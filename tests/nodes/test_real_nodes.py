@@ -45,9 +45,11 @@ def test_each_kubelet_may_change_only_its_own_node(kubeconfig):
 def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_stay_their_kubelets(kubeconfig):
     """`cluster.sh nodes COUNT` beside the real nodes, as make bench grows the cluster: the nodes
     beyond the four hosts are kwok's, Ready, with kwok's NoSchedule taint, so that only a pod that
-    tolerates every taint goes where no container runs (Fluid's CSI plugin, as node agents do); the
-    hosts' nodes keep their kubelets. Back to four, the simulated ones go, and the pods kwok played
-    on them with them (the pod garbage collector's, for the tests after this one)."""
+    tolerates every taint goes where no container runs (Fluid's CSI plugin, as node agents do), and
+    labelled as virtual nodes, which Fluid's controllers, tolerating every taint too, keep off by
+    their chart's own affinity; the hosts' nodes keep their kubelets. Back to four, the simulated
+    ones go, and the pods kwok played on them with them (the pod garbage collector's, for the tests
+    after this one)."""
     def nodes():
         return {node["metadata"]["name"]: node for node in json.loads(kubectl(kubeconfig, "get", "nodes", "-o", "json").stdout)["items"]}
 
@@ -61,6 +63,16 @@ def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_s
             taints = [(taint["key"], taint["effect"]) for taint in node["spec"].get("taints", [])]
             assert taints == ([("kwok.x-k8s.io/node", "NoSchedule")] if simulated else []), (name, taints)
             assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True", name
+        # Each of Fluid's controllers may go to a node only where its required affinity holds.
+        controllers = json.loads(kubectl(kubeconfig, "get", "deployments", "-n", "fluid-system", "-o", "json").stdout)["items"]
+        assert controllers
+        for deployment in controllers:
+            terms = deployment["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+                "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+            allowed = {name for name, node in grown.items() if any(all(
+                (node["metadata"]["labels"].get(rule["key"]) in rule["values"]) == (rule["operator"] == "In")
+                for rule in term["matchExpressions"]) for term in terms)}
+            assert allowed == set(NODES), (deployment["metadata"]["name"], allowed)
         on_simulated = pods(kubeconfig, "--all-namespaces", "--field-selector", "spec.nodeName=gpu-node-5")
         tolerating = [item["metadata"]["name"] for item in on_simulated if any(
             toleration.get("operator") == "Exists" and not toleration.get("key") and not toleration.get("effect")

@@ -82,15 +82,6 @@ if wants kwok; then
     GOBIN="$(dirname "$kwok_bin")" timed go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
   fi
   link "$kwok_bin" "$cache/kwok"
-  if [ ! -f "$cache/kwok-crds-$KWOK_VERSION/kwok.x-k8s.io_execs.yaml" ]; then
-    # kwok serves the simulated launcher logs through its Logs objects, and the execs into the
-    # Alluxio master pods (Fluid's controllers run `alluxio fsadmin report`...) through Exec ones.
-    src=$(module_dir "sigs.k8s.io/kwok@$KWOK_VERSION")
-    mkdir -p "$cache/kwok-crds-$KWOK_VERSION"
-    cp "$src/kustomize/crd/bases/kwok.x-k8s.io_logs.yaml" "$src/kustomize/crd/bases/kwok.x-k8s.io_execs.yaml" \
-      "$cache/kwok-crds-$KWOK_VERSION/" && chmod u+w "$cache/kwok-crds-$KWOK_VERSION"/*
-  fi
-  link "$cache/kwok-crds-$KWOK_VERSION" "$cache/kwok-crds"
 fi
 
 helm_bin="$cache/helm-$HELM_VERSION/helm"

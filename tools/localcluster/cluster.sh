@@ -7,7 +7,7 @@
 # COUNT) and JindoRuntime.
 # FLUIDOPS_NODES=kwok is the simulated cluster tests/cluster still uses: kwok plays the four
 # nodes' kubelets (no pod runs), Fluid's controllers and mpi-operator run out of cluster, and
-# simulator.py plays the training's launcher and JindoRuntime.
+# simulator.py plays JindoRuntime.
 # FLUIDOPS_CLUSTER_INSTANCE=N runs a second cluster beside this one (instance.sh).
 #   cluster.sh up          start it (builds the parts on first use); harmless when already up
 #   cluster.sh down        stop every process, remove the hosts and the cluster's state (the logs
@@ -27,7 +27,10 @@ nodes=(gpu-node-1 gpu-node-2 gpu-node-3 gpu-node-4)  # the nodes' names; their h
 components=(etcd apiserver controller-manager scheduler registry kwok simulator fluid-dataset-controller fluid-alluxioruntime-controller mpi-operator)
 # FLUIDOPS_NODES: real (the default) makes the node hosts real nodes; kwok simulates their kubelets.
 node_mode=${FLUIDOPS_NODES:-real}
-kwok_taint=false  # scale_nodes beside real nodes: the simulated ones take kwok's NoSchedule taint
+# scale_nodes beside real nodes: the simulated ones take kwok's NoSchedule taint, and the label
+# type=virtual-kubelet, which Fluid's chart keeps its controllers off (templates/_helpers.tpl,
+# fluid.controlplane.affinity): they tolerate every taint, and no container runs there.
+kwok_taint=false
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
 log() { printf '[localcluster] %s\n' "$*" >&2; }
@@ -149,8 +152,7 @@ start_control_plane() {
 install_crds() {
   # kwok's custom-resource Stages and Fluid's dataset controller need these CRDs before they start.
   kubectl apply --server-side --force-conflicts -f "$cache/fluid/charts/fluid/fluid/crds/" \
-    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" -f "$cache/kwok-crds/kwok.x-k8s.io_logs.yaml" \
-    -f "$cache/kwok-crds/kwok.x-k8s.io_execs.yaml" >/dev/null
+    -f "$cache/mpi-operator/kubeflow.org_mpijobs.yaml" >/dev/null
   kubectl wait --for condition=established --timeout 60s crd --all >/dev/null
 }
 
@@ -174,7 +176,7 @@ metadata:
     kubernetes.io/hostname: $name
     node.kubernetes.io/instance-type: ecs.gn6v-c10g1.20xlarge
     aliyun.accelerator/nvidia_name: Tesla-V100-SXM2-16GB
-    type: kwok
+    type: $([ "$kwok_taint" = false ] && echo kwok || echo virtual-kubelet)
 $([ "$kwok_taint" = false ] || echo 'spec: {taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]}')
 status:
   capacity: {cpu: "82", memory: 336Gi, pods: "110", nvidia.com/gpu: "8", ephemeral-storage: 500Gi}
@@ -184,8 +186,7 @@ NODE
 }
 
 start_kwok() {
-  # Logs: the simulated launchers' output (simulator.py).
-  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" --enable-crds Logs \
+  start kwok "$cache/kwok" --kubeconfig "$kubeconfig" --config "$here/kwok.yaml" \
     --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake --node-lease-duration-seconds 40 \
     --cidr 10.244.0.1/16 --node-ip 127.0.0.1 --node-port "$kwok_port" --server-address "127.0.0.1:$kwok_port"
   # With real nodes there is no simulated node to wait for (start_kwok 0).
@@ -196,7 +197,7 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig" --state-dir "$run/simulated"
+  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
 }
@@ -473,14 +474,13 @@ up() {
 }
 
 # The last cluster's logs outlive it, so a failed run (a CI one) can still be read after `down`:
-# the components' and the simulated programs'.
+# the components'.
 keep_logs() {
   local kept=$last_logs
   [ -d "$run" ] || return 0
   rm -rf "$kept"
   mkdir -p "$kept"
   [ ! -d "$run/logs" ] || cp -r "$run/logs" "$kept/components"
-  [ ! -d "$run/simulated/logs" ] || cp -r "$run/simulated/logs" "$kept/simulated"
 }
 
 down() {
@@ -537,6 +537,7 @@ case ${1:-} in
   status) status ;;
   show) show ;;
   nodes) scale_nodes "${2:-}" ;;
-  ssh) shift; [ -d "$run" ] || die "the local cluster is not up: run make cluster-up first"; start_ssh "$@" ;;
+  # Hosts made again may answer at an old address: the connections kept open to it go first.
+  ssh) shift; [ -d "$run" ] || die "the local cluster is not up: run make cluster-up first"; stop_ssh; start_ssh "$@" ;;
   *) echo "usage: $0 up|down|kubeconfig|status|show|nodes COUNT|ssh HOST..." >&2; exit 2 ;;
 esac
