@@ -3,7 +3,8 @@ benchmark command, not a test: each measure several times, median and min-max.
 
 On the local cluster's real nodes, grown to 4, 16 and 64 GPU nodes: the four node hosts' real nodes
 and, beyond them, kwok's simulated ones (`cluster.sh nodes COUNT`), which carry kwok's NoSchedule
-taint, so that Fluid's pods, the warm-up's loader and the DaemonSets run on the real four:
+taint and the virtual-kubelet label Fluid's controllers keep off, so that Fluid's pods and the
+warm-up's loader run on the real four (only the DaemonSets' pods go to the simulated ones):
 - cold: site.yml's cluster phases up to the warm-up (preflight, node labels, the engine through
   Helm, the datasets, the warm-up) on a cluster where none of it is deployed (teardown.yml, and
   the nodes' labels, taints and annotations taken back). The OS phase (nodes.yml) is left out
@@ -201,9 +202,11 @@ def address(host):
         return handle.read().strip()
 
 
-def inventory_for(work, count, hosts=HOSTS, name=None):
-    """The local inventory with ``count`` GPU hosts gpu-node-1..count: the first reach their own
-    containers, the others one of ``hosts`` by turns (ansible_host: its address)."""
+def inventory_for(work, count, name=None, named=None):
+    """The local inventory with ``count`` GPU hosts gpu-node-1..count: the four hosts' own reach
+    their containers, the others one of them by turns (ansible_host: its address). With ``named``,
+    the GPU hosts are those host containers instead, each reached at the address the inventory
+    reads for its name."""
     directory = os.path.join(work, name or "inventory-%d" % count)
     if os.path.isdir(directory):
         shutil.rmtree(directory)
@@ -212,10 +215,10 @@ def inventory_for(work, count, hosts=HOSTS, name=None):
     with open(path, encoding="utf-8") as handle:
         inventory = yaml.safe_load(handle)
     gpu = inventory["all"]["children"]["gpu_nodes"]
-    gpu["hosts"] = {}
+    gpu["hosts"] = {name: None for name in named or ()}
     for index in range(count):
         node = "gpu-node-%d" % (index + 1)
-        gpu["hosts"][node] = None if node in hosts else {"ansible_host": address(hosts[index % len(hosts)])}
+        gpu["hosts"][node] = None if node in HOSTS else {"ansible_host": address(HOSTS[index % len(HOSTS)])}
     with open(path, "w", encoding="utf-8") as handle:
         yaml.safe_dump(inventory, handle)
     return directory
@@ -275,14 +278,8 @@ def os_phase(bench, host_counts, image):
 
     try:
         for count in host_counts:
-            # The hosts by name: the inventory's ansible_host reads each one's address, which
-            # fresh_hosts has cluster.sh write when it makes them.
-            inventory = inventory_for(bench.work, 0, name="hosts-%d" % count)
-            with open(os.path.join(inventory, "hosts.yml"), encoding="utf-8") as handle:
-                hosts = yaml.safe_load(handle)
-            hosts["all"]["children"]["gpu_nodes"]["hosts"] = {name: None for name in names[:count]}
-            with open(os.path.join(inventory, "hosts.yml"), "w", encoding="utf-8") as handle:
-                yaml.safe_dump(hosts, handle)
+            # Their addresses are read when the playbook runs: fresh_hosts has cluster.sh write them.
+            inventory = inventory_for(bench.work, 0, name="hosts-%d" % count, named=names[:count])
             cold, idempotent = [], []
             for _run in range(bench.runs):
                 fresh_hosts(count)

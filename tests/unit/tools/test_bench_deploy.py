@@ -31,6 +31,14 @@ def test_the_inventory_at_a_size_lists_every_node_and_reaches_the_four_hosts_by_
         assert yaml.safe_load(handle)["datasets_list"][0]["mounts"][0]["mount_point"] == "s3://imagenet/"
 
 
+def test_the_os_phase_inventory_lists_the_bench_hosts_by_name_alone(tmp_path):
+    # Made before the hosts are: each one's address is read by the inventory when a playbook runs.
+    directory = deploy.inventory_for(str(tmp_path), 0, name="hosts-2", named=["bench-host-1", "bench-host-2"])
+    with open(os.path.join(directory, "hosts.yml"), encoding="utf-8") as handle:
+        hosts = yaml.safe_load(handle)["all"]["children"]["gpu_nodes"]["hosts"]
+    assert hosts == {"bench-host-1": None, "bench-host-2": None}
+
+
 def test_the_defaults_config_drops_only_the_tuning_and_keeps_the_repositorys_paths(tmp_path):
     with open(deploy.defaults_config(str(tmp_path)), encoding="utf-8") as handle:
         text = handle.read()
