@@ -9,9 +9,9 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties, site_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import STORES, DatasetError
 
 
 def alluxio_property_check(properties, where="properties"):
@@ -35,10 +35,22 @@ def alluxio_oss_site_properties(credentials):
     return oss_site_properties(credentials)
 
 
+def alluxio_site_properties(credentials, store="oss"):
+    """``{access_key_id, access_key_secret}`` of the root under-store ``store`` (oss or s3) as the
+    alluxio-site.properties a Secret holds."""
+    if store not in STORES:
+        raise AnsibleFilterError("alluxio_site_properties: store=%s is not one of %s" % (store, ", ".join(STORES)))
+    missing = [key for key in ("access_key_id", "access_key_secret") if not credentials.get(key)]
+    if missing:
+        raise AnsibleFilterError("alluxio_%s_credentials lacks %s" % (store, " and ".join(missing)))
+    return site_properties(credentials, store)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "alluxio_property_check": alluxio_property_check,
             "alluxio_chart_values": alluxio_chart_values,
             "alluxio_oss_site_properties": alluxio_oss_site_properties,
+            "alluxio_site_properties": alluxio_site_properties,
         }

@@ -8,8 +8,9 @@
 allowed. The profile that shapes a Fluid AlluxioRuntime shapes the chart the same way: its
 properties go to every component, its JVM options to each component, its FUSE options become
 the chart's one ``fuse.mountOptions`` string and its FUSE environment (``MAX_IDLE_THREADS``)
-goes to ``fuse.env``. OSS keys never enter the values: the chart mounts a Secret holding an
-``alluxio-site.properties`` and ``alluxio.site.conf.dir`` points Alluxio at it.
+goes to ``fuse.env``. The root under-store's keys (OSS or S3) never enter the values: the chart
+mounts a Secret holding an ``alluxio-site.properties`` and ``alluxio.site.conf.dir`` points Alluxio
+at it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,13 +21,15 @@ import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
+    KEY_PROPERTIES,
     LIBFUSE_VERSION,
-    OSS_KEYS,
+    STORES,
     DatasetError,
     build_tier,
     check_fuse_options,
     fuse_mount_options,
     merge_profile,
+    store_of,
     typed,
 )
 
@@ -45,10 +48,19 @@ def _secret_dir(secret):
     return "/secrets/%s/" % secret
 
 
-def oss_site_properties(credentials):
-    """The ``alluxio-site.properties`` text a credentials Secret holds."""
+def site_properties(credentials, store="oss"):
+    """The ``alluxio-site.properties`` text a credentials Secret holds, with the key names of
+    ``store`` (a key of fluid_manifests.STORES: oss or s3)."""
     return "".join("%s=%s\n" % (key, credentials[field])
-                   for key, field in zip(OSS_KEYS, ("access_key_id", "access_key_secret")))
+                   for key, field in zip(STORES[store]["keys"], ("access_key_id", "access_key_secret")))
+
+
+def oss_site_properties(credentials):
+    """``site_properties`` of OSS keys."""
+    return site_properties(credentials, "oss")
+
+
+_KEYS_GO = "the root under-store's keys go in alluxio_oss_credentials or alluxio_s3_credentials, which the role stores in a Secret"
 
 
 def build_values(params):
@@ -58,8 +70,8 @@ def build_values(params):
         {"profile": params["profile"], "properties": params.get("properties"), "jvm_options": params.get("jvm_options"),
          "fuse_env": params.get("fuse_env")},
         params["profiles"], "alluxio_")
-    _require(not set(properties) & set(OSS_KEYS), "alluxio_properties (or the profile) holds %s: OSS keys go in "
-             "alluxio_oss_credentials, which the role stores in the Secret alluxio_oss_secret" % ", ".join(sorted(set(properties) & set(OSS_KEYS))))
+    _require(not set(properties) & set(KEY_PROPERTIES), "alluxio_properties (or the profile) holds %s: %s"
+             % (", ".join(sorted(set(properties) & set(KEY_PROPERTIES))), _KEYS_GO))
     errors, unknown = check_properties(properties, "alluxio_properties")
     _require(not errors, "; ".join(errors))
     warnings.extend(unknown)
@@ -88,14 +100,15 @@ def build_values(params):
     root_ufs = str(params.get("root_ufs") or "")
     _require(_UFS.match(root_ufs), "alluxio_root_ufs=%s is not a URL such as oss://bucket/dir/" % (root_ufs or "(unset)"))
     ufs_options = {str(k): str(v) for k, v in typed(params.get("root_ufs_options"), dict, "alluxio_root_ufs_options", default={}).items()}
-    inline = sorted(set(ufs_options) & set(OSS_KEYS))
-    _require(not inline, "alluxio_root_ufs_options holds %s: OSS keys go in alluxio_oss_credentials, which the role "
-             "stores in the Secret alluxio_oss_secret" % ", ".join(inline))
-    secret = params.get("oss_secret") or ""
+    inline = sorted(set(ufs_options) & set(KEY_PROPERTIES))
+    _require(not inline, "alluxio_root_ufs_options holds %s: %s" % (", ".join(inline), _KEYS_GO))
+    # The Secret of the root under-store's keys: alluxio_oss_secret or alluxio_s3_secret, by its scheme.
+    store = store_of(root_ufs)
+    secret = str(params.get("%s_secret" % store) or "") if store else ""
     _require(not secret or (_NAME.match(secret) and len(secret) <= 63),
-             "alluxio_oss_secret=%s is not a Kubernetes name (lower case, digits, '-')" % secret)
-    _require(not root_ufs.startswith("oss://") or secret,
-             "alluxio_root_ufs=%s is on OSS but alluxio_oss_secret is empty: name the Secret that holds the keys" % root_ufs)
+             "alluxio_%s_secret=%s is not a Kubernetes name (lower case, digits, '-')" % (store, secret))
+    _require(not store or secret, "alluxio_root_ufs=%s is on %s but alluxio_%s_secret is empty: name the Secret that holds the keys"
+             % (root_ufs, STORES[store]["label"] if store else "", store))
 
     merged = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in properties.items()}
     merged["alluxio.master.mount.table.root.ufs"] = root_ufs
@@ -122,4 +135,4 @@ def build_values(params):
             values.setdefault(component, {})["jvmOptions"] = list(jvm[component])
     if typed(params.get("node_selector"), dict, "alluxio_node_selector"):
         values["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}
-    return {"values": values, "warnings": warnings}
+    return {"values": values, "warnings": warnings, "store": store or "", "secret": secret}

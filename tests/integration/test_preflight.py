@@ -257,6 +257,16 @@ BAD_VARIABLES = [
         id="jvm-options-as-string",
     ),
     pytest.param(
+        dict(STANDALONE, alluxio_s3_credentials=KEYS),
+        "alluxio_root_ufs=oss://imagenet/data/ is on OSS, but alluxio_s3_credentials holds keys it would never read",
+        id="standalone-keys-of-another-store",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_root_ufs="s3://imagenet/", alluxio_oss_credentials={}, alluxio_s3_credentials={"access_key_id": "id"}),
+        "alluxio_s3_credentials must hold both access_key_id and access_key_secret (it has: access_key_id)",
+        id="standalone-s3-key-missing",
+    ),
+    pytest.param(
         dict(STANDALONE, alluxio_fuse_mount_options="kernel_cache,ro"),
         "alluxio_fuse_mount_options must be a list, got a string (kernel_cache,ro)",
         id="standalone-fuse-options-as-string",

@@ -3,7 +3,7 @@
 import pytest
 import yaml
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties, site_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, fuse_mount_options
 
 with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
@@ -15,7 +15,7 @@ def params(**overrides):
             "fuse_mount_options": [], "fuse_mount_point": "/mnt/alluxio-fuse",
             "tiers": [{"medium": "MEM", "path": "/ram/alluxio", "quota": "100Gi", "high": "0.95", "low": "0.7"}],
             "root_ufs": "oss://imagenet/data/", "root_ufs_options": {"fs.oss.endpoint": "oss-cn-shanghai.aliyuncs.com"},
-            "oss_secret": "alluxio-oss", "image": "alluxio/alluxio", "image_tag": "2.9.6",
+            "oss_secret": "alluxio-oss", "s3_secret": "alluxio-s3", "image": "alluxio/alluxio", "image_tag": "2.9.6",
             "journal": {"type": "UFS", "volumeType": "emptyDir"}, "short_circuit": {"volumeType": "hostPath"},
             "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}}
     base.update(overrides)
@@ -72,6 +72,10 @@ def test_unknown_property_warns_and_goes_through():
     ({"root_ufs": "imagenet"}, "alluxio_root_ufs=imagenet is not a URL"),
     ({"root_ufs_options": {"fs.oss.accessKeyId": "id"}}, "alluxio_root_ufs_options holds fs.oss.accessKeyId"),
     ({"oss_secret": ""}, "alluxio_root_ufs=oss://imagenet/data/ is on OSS but alluxio_oss_secret is empty"),
+    ({"root_ufs": "s3://imagenet/", "s3_secret": ""}, "alluxio_root_ufs=s3://imagenet/ is on S3 but alluxio_s3_secret is empty"),
+    ({"root_ufs": "s3://imagenet/", "s3_secret": "S3 keys"}, "alluxio_s3_secret=S3 keys is not a Kubernetes name"),
+    ({"root_ufs_options": {"aws.secretKey": "key"}}, "alluxio_root_ufs_options holds aws.secretKey: the root under-store's keys go in"),
+    ({"properties": {"s3a.accessKeyId": "id"}}, "alluxio_properties (or the profile) holds s3a.accessKeyId: the root under-store's keys"),
     ({"fuse_mount_options": ["direct_io"]}, "alluxio_fuse_mount_options has direct_io"),
     # Alluxio loads libfuse 2 unless told 3, which refuses libfuse 2's nonempty.
     ({"fuse_mount_options": ["kernel_cache", "nonempty"], "properties": {"alluxio.fuse.jnifuse.libfuse.version": "3"}},
@@ -95,3 +99,16 @@ def test_mount_options_and_site_properties():
         "kernel_cache", "attr_timeout=7200", "entry_timeout=7200"]
     assert oss_site_properties({"access_key_id": "id", "access_key_secret": "secret"}) == (
         "fs.oss.accessKeyId=id\nfs.oss.accessKeySecret=secret\n")
+
+
+def test_the_secret_follows_the_root_under_store():
+    built = build_values(params(root_ufs="s3://imagenet/", root_ufs_options={"alluxio.underfs.s3.endpoint": "http://s3:7070"}))
+    assert (built["store"], built["secret"]) == ("s3", "alluxio-s3")
+    assert built["values"]["secrets"] == {"master": {"alluxio-s3": "alluxio-s3"}, "worker": {"alluxio-s3": "alluxio-s3"}}
+    assert built["values"]["properties"]["alluxio.site.conf.dir"] == "/secrets/alluxio-s3/"
+    assert (build_values(params())["store"], build_values(params())["secret"]) == ("oss", "alluxio-oss")
+    # A store with no keys of the bundle's (a local path, HDFS): no Secret is mounted.
+    local = build_values(params(root_ufs="file:///underFSStorage", root_ufs_options={}))
+    assert (local["store"], local["secret"]) == ("", "") and "secrets" not in local["values"]
+    assert "alluxio.site.conf.dir" not in local["values"]["properties"]
+    assert site_properties({"access_key_id": "id", "access_key_secret": "secret"}, "s3") == "aws.accessKeyId=id\naws.secretKey=secret\n"
