@@ -9,12 +9,13 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import yaml
 from kubernetes import client
 
 from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wait_until
-from playbook import REPO, run_playbook
+from playbook import PARTS, REPO, run_playbook
 from pods import BASELINE, DATASET, KUBE, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
 from runbook_shell import run
 
@@ -209,6 +210,19 @@ def test_the_bundle_s_images_come_from_the_local_registry_as_from_a_mirror(  # p
     assert {"alluxio-master", "alluxio-worker", "alluxio-fuse", "thin-fuse"} <= roles, roles
 
 
+def java_argv(kubeconfig, pod_name, container):
+    """The command line of the container's JVM."""
+    return kubectl(kubeconfig, "exec", pod_name, "-c", container, "--", "sh", "-c",
+                   "tr '\\0' '\\n' < /proc/$(pgrep -f java | head -1)/cmdline").stdout.splitlines()
+
+
+def alluxio_processes(kubeconfig):
+    """{master, worker, fuse: argv} of the dataset's Alluxio pods."""
+    fuse_pod = next(iter(fuse_pods(kubeconfig).values()))["metadata"]["name"]
+    return {"master": java_argv(kubeconfig, DATASET + "-master-0", "alluxio-master"),
+            "worker": java_argv(kubeconfig, DATASET + "-worker-0", "alluxio-worker"), "fuse": java_argv(kubeconfig, fuse_pod, "alluxio-fuse")}
+
+
 def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=unused-argument
     """The dataset's dl-training profile (roles/fluidops/defaults/main/tuning_profiles.yml), read
     from the running JVMs' command lines, not from the manifests: every property in each process
@@ -217,12 +231,7 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
     with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
         profile = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]["dl-training"]
 
-    def java(pod_name, container):
-        return kubectl(kubeconfig, "exec", pod_name, "-c", container, "--", "sh", "-c",
-                       "tr '\\0' '\\n' < /proc/$(pgrep -f java | head -1)/cmdline").stdout.splitlines()
-    fuse_pod = next(iter(fuse_pods(kubeconfig).values()))["metadata"]["name"]
-    processes = {"master": java(DATASET + "-master-0", "alluxio-master"), "worker": java(DATASET + "-worker-0", "alluxio-worker"),
-                 "fuse": java(fuse_pod, "alluxio-fuse")}
+    processes = alluxio_processes(kubeconfig)
     for component, main_class in (("master", "alluxio.master.AlluxioMaster"), ("worker", "alluxio.worker.AlluxioWorker"),
                                   ("fuse", "alluxio.fuse.AlluxioFuse")):
         argv = processes[component]
@@ -237,6 +246,42 @@ def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeco
     # The worker's tier: the runtime's level, under the directory Fluid gives the dataset in it.
     [level] = json.loads(kubectl(kubeconfig, "get", "alluxioruntime", DATASET, "-o", "json").stdout)["spec"]["tieredstore"]["levels"]
     assert "-Dalluxio.worker.tieredstore.level0.dirs.path=%s/default/%s" % (level["path"], DATASET) in processes["worker"], processes["worker"]
+
+
+def properties(words):
+    """The -D properties of a JVM's options, as the JVM takes them (the last of a name wins)."""
+    return dict(word[2:].split("=", 1) for word in words if word.startswith("-D") and "=" in word)
+
+
+# The pods' own addresses (fieldRefs and the master's DNS name), which the bench's host gives its own.
+ADDRESSES = {"alluxio.master.hostname", "alluxio.worker.hostname", "alluxio.worker.container.hostname", "alluxio.user.hostname"}
+
+
+def test_the_data_path_bench_s_alluxio_gets_the_options_fluid_s_pods_run_with(kubeconfig, fluid, tmp_path):  # pylint: disable=unused-argument
+    """make bench-datapath runs Alluxio as processes in a host container, configured from the values
+    Fluid's controller writes (tools/alluxio/localconf.py). Given this dataset's values, what it
+    would give each process equals what the pods' JVMs run with, property by property, short-circuit
+    included, the addresses apart; its layout is the pods' (FUSE mount point, tier directory)."""
+    values = tmp_path / "values.yaml"
+    values.write_text(json.loads(kubectl(kubeconfig, "get", "configmap", DATASET + "-alluxio-values", "-o", "json").stdout)["data"]["data"])
+    out = tmp_path / "bench"
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--values", str(values), "--out", str(out),
+                    "--master-host", "192.0.2.1", "--helm", os.path.join(PARTS, "helm"), "--chart", os.path.join(PARTS, "fluid", "charts", "alluxio")],
+                   check=True, capture_output=True, text=True)
+    processes = alluxio_processes(kubeconfig)
+    for component, variable in (("master", "ALLUXIO_MASTER_JAVA_OPTS"), ("worker", "ALLUXIO_WORKER_JAVA_OPTS"), ("fuse", "ALLUXIO_FUSE_JAVA_OPTS")):
+        words = subprocess.run(["bash", "-c", 'set +u; . "$1/conf/alluxio-env.sh"; printf "%s\\n" $ALLUXIO_JAVA_OPTS ${!2}', "-", str(out), variable],
+                               check=True, capture_output=True, text=True).stdout.split()
+        bench, pod_options = properties(words), properties(processes[component])
+        assert bench["alluxio.master.hostname"] == "192.0.2.1", bench
+        differing = {key: (value, pod_options.get(key)) for key, value in bench.items() if key not in ADDRESSES and pod_options.get(key) != value}
+        assert differing == {}, (component, differing)
+        assert pod_options.get("alluxio.user.short.circuit.enabled") != "false", pod_options
+    layout = dict(line.split("=", 1) for line in (out / "layout.env").read_text().splitlines())
+    assert "/runtime-mnt/alluxio/default/%s/alluxio-fuse" % DATASET == layout["FUSE_MOUNT"] and layout["FUSE_MOUNT"] in processes["fuse"], layout
+    assert properties(processes["worker"])["alluxio.worker.tieredstore.level0.dirs.path"] == layout["TIER_PATHS"], layout
+    assert properties(processes["master"])["alluxio.master.web.port"] == layout["MASTER_WEB_PORT"], layout
+    assert properties(processes["master"])["alluxio.master.journal.folder"] == layout["JOURNAL_FOLDER"], layout
 
 
 def test_a_fuse_crash_fuse_recovery_and_the_runbook_s_fix(kubeconfig, fluid, images, shell):

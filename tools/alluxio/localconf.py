@@ -1,19 +1,24 @@
 #!/usr/bin/env python
-"""Configuration of a real Alluxio from the bundle's tuning profiles, the way a cluster gets it.
+"""The data-path bench's Alluxio configured as Fluid configures it, for processes in a host container.
 
-The standalone chart's values come from the collection's own code (module_utils/alluxio_chart.py
-build_values, which checks the properties and merges the profile); Helm renders the real Alluxio
-chart with them; this script writes what that chart hands its pods:
+Fluid's AlluxioRuntime controller turns a runtime into the values of its own runtime chart
+(pkg/ddc/alluxio/transform*.go) and installs that chart (charts/alluxio) with them;
+tools/bench/fluid_values.py has the real controller render the values. Helm renders Fluid's chart
+with them here, and this script writes what the chart hands its pods:
 
-- conf/alluxio-env.sh: the chart's `alluxio-config` ConfigMap (ALLUXIO_JAVA_OPTS, then one
-  ALLUXIO_<PROCESS>_JAVA_OPTS per process), sourced by tools/alluxio/bin/alluxio as the image's
-  entrypoint sources its environment; then what differs on this machine, each line saying why;
-- fuse.args: the FUSE DaemonSet's container args (`fuse --fuse-opts=... <mount point> <path>`);
-- values.yaml: the values, for reading.
+- conf/alluxio-env.sh: the chart's `<name>-config` ConfigMap (ALLUXIO_JAVA_OPTS, then one
+  ALLUXIO_<PROCESS>_JAVA_OPTS per process) and the FUSE container's own environment, sourced by
+  tools/alluxio/bin/alluxio as the image's entrypoint sources its environment; then what differs
+  on this machine (DIFFERENCES), each line saying why;
+- fuse.args: the FUSE DaemonSet's container args (`fuse --fuse-opts=... <mount point> /`);
+- layout.env: what alluxio.sh needs of the pods' layout: the master's web port, the FUSE mount
+  point, the tier and journal directories (hostPaths and volumes in the pods);
+- values.yaml: Fluid's values, for reading.
 
-So a property name or value Alluxio rejects stops the processes started from it, as it would
-stop the pods. Usage:
-  localconf.py --out DIR --master-host IP [--profile dl-training] [--root-ufs /underFSStorage]
+Short-circuit reads stay as Fluid sets them: with policy `local` the chart gives the FUSE pod the
+worker's tier hostPaths; here FUSE and worker share the host container's file system.
+Usage:
+  localconf.py --values FILE --out DIR --master-host IP --helm HELM --chart FLUID/charts/alluxio
 """
 
 import argparse
@@ -29,8 +34,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, ".collections"))
 # pylint: disable=wrong-import-position
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values  # noqa: E402
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError  # noqa: E402
 from ansible_collections.fluidops.accel.plugins.module_utils.quantity import parse_bytes  # noqa: E402
 
 # The profiles size the JVMs for 336 GiB, 82-core nodes; this machine has a few GiB per process
@@ -42,56 +45,56 @@ HEAP_CAPS = {
     "ALLUXIO_JOB_WORKER_JAVA_OPTS": ["-Xms64m", "-Xmx512m"],
     "ALLUXIO_FUSE_JAVA_OPTS": ["-Xms128m", "-Xmx1g", "-XX:MaxDirectMemorySize=1g"],
 }
+# Where the host processes still differ from Fluid's pods (the bench's report lists them).
+DIFFERENCES = [
+    "the master's address: Fluid's values name the master's pod by cluster DNS (<name>-master-0.<namespace>); "
+    "here it is the host container's address",
+    "heaps: capped for a few GiB per process and this machine's cores (localconf.py HEAP_CAPS)",
+    "the ports: Alluxio's defaults, set in the runtime's spec, where Fluid allocates ports from its host-network range",
+    "processes, not pods: one host container runs master, job master, worker, job worker and FUSE, with no "
+    "resource limits; the store is mounted with `alluxio fs mount` by the bench, where Fluid's master runs its mount script",
+]
+CONTAINERS = ("alluxio-master", "alluxio-job-master", "alluxio-worker", "alluxio-job-worker", "alluxio-fuse")
 
 
-def local_settings():
-    """The standalone path's settings of the simulated cluster's inventory (tiers on the nodes' ramfs)."""
-    with open(os.path.join(REPO, "inventory", "local-simulated", "group_vars", "all", "deployment.yml"), encoding="utf-8") as handle:
-        inventory = yaml.safe_load(handle)
-    with open(os.path.join(REPO, "roles", "alluxio", "defaults", "main.yml"), encoding="utf-8") as handle:
-        defaults = yaml.safe_load(handle)
-    with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
-        profiles = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
-    return inventory, defaults, profiles
-
-
-def chart_values(profile, root_ufs, image_tag):
-    inventory, defaults, profiles = local_settings()
-    if profile not in profiles:
-        raise SystemExit("FLUIDOPS_ALLUXIO_PROFILE=%s is not a built-in profile (roles/fluidops/defaults/main/tuning_profiles.yml) (%s)"
-                         % (profile, ", ".join(sorted(profiles))))
-    params = {
-        "profile": profile, "profiles": profiles, "image": defaults["alluxio_image"], "image_tag": image_tag,
-        "tiers": inventory.get("alluxio_tiers", defaults["alluxio_tiers"]),
-        "root_ufs": root_ufs, "journal": {"type": "NOOP"},
-        # Short-circuit reads need the domain socket the chart shares over a hostPath; the FUSE
-        # clients here read through the worker's gRPC port instead.
-        "short_circuit": {"enabled": False},
-        "fuse_mount_point": defaults["alluxio_fuse_mount_point"], "oss_secret": "",
-    }
-    try:
-        built = build_values(params)
-    except DatasetError as error:
-        raise SystemExit("profile %s: %s" % (profile, error)) from None
-    values = built["values"]
-    # The FUSE process serves its metrics (client cache hit rate) as in the chart's pods with
-    # alluxio.fuse.web.enabled; the master's web server serves /api/v1/master/info.
-    values["properties"]["alluxio.fuse.web.enabled"] = "true"
-    return values, built["warnings"]
-
-
-def render(helm, chart, values, workdir):
-    path = os.path.join(workdir, "values.yaml")
-    with open(path, "w", encoding="utf-8") as handle:
-        yaml.safe_dump(values, handle, sort_keys=True)
-    done = subprocess.run([helm, "template", "alluxio", chart, "-f", path], capture_output=True, text=True, check=False)
+def render(helm, chart, values_path, name, namespace):
+    """The chart's objects for release ``name``, as Fluid's controller installs it."""
+    done = subprocess.run([helm, "template", name, chart, "-f", values_path, "--namespace", namespace],
+                          capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit("helm template of %s failed: %s" % (chart, done.stderr.strip()))
-    documents = [d for d in yaml.safe_load_all(done.stdout) if d]
-    config = next(d for d in documents if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "alluxio-config")
-    fuse = next(d for d in documents if d["kind"] == "DaemonSet" and d["metadata"]["name"] == "alluxio-fuse")
-    container = fuse["spec"]["template"]["spec"]["containers"][0]
-    return config["data"], container["args"], {e["name"]: e.get("value", "") for e in container.get("env", []) if "value" in e}
+    return [d for d in yaml.safe_load_all(done.stdout) if d]
+
+
+def pod_settings(documents):
+    """(the config ConfigMap's data, {container: spec}) of the rendered chart."""
+    config = next((d["data"] for d in documents if d["kind"] == "ConfigMap" and "ALLUXIO_JAVA_OPTS" in (d.get("data") or {})), None)
+    if config is None:
+        raise SystemExit("the rendered chart has no ConfigMap with ALLUXIO_JAVA_OPTS")
+    containers = {}
+    for document in documents:
+        if document["kind"] in ("StatefulSet", "DaemonSet"):
+            for container in document["spec"]["template"]["spec"]["containers"]:
+                if container["name"] in CONTAINERS:
+                    containers[container["name"]] = container
+    missing = [name for name in CONTAINERS if name not in containers]
+    if missing:
+        raise SystemExit("the rendered chart has no container %s" % ", ".join(missing))
+    return config, containers
+
+
+def literal_env(containers):
+    """The containers' own variables with values (fieldRefs are alluxio.sh's to give), one value per name."""
+    env = {}
+    for name, container in sorted(containers.items()):
+        for item in container.get("env") or []:
+            if "value" not in item:
+                continue
+            if env.get(item["name"], item["value"]) != item["value"]:
+                raise SystemExit("%s sets %s=%r, another container %r: the host's processes share one environment"
+                                 % (name, item["name"], item["value"], env[item["name"]]))
+            env[item["name"]] = item["value"]
+    return env
 
 
 def shell_value(text):
@@ -100,24 +103,31 @@ def shell_value(text):
     return '"%s"' % " ".join(text.split()).replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
 
 
-def client_cache_bytes(values):
-    properties = values["properties"]
-    if properties.get("alluxio.user.client.cache.enabled") == "true" and properties.get("alluxio.user.client.cache.store.type") == "MEM":
-        return parse_bytes(properties.get("alluxio.user.client.cache.size", "512MB"))
+def client_cache_bytes(config):
+    """The FUSE client's MEM page store size, if the options turn it on (the JVM takes the last -D)."""
+    options = {}
+    for key in ("ALLUXIO_JAVA_OPTS", "ALLUXIO_FUSE_JAVA_OPTS"):
+        for word in config.get(key, "").split():
+            if word.startswith("-D") and "=" in word:
+                name, value = word[2:].split("=", 1)
+                options[name] = value
+    if options.get("alluxio.user.client.cache.enabled") == "true" and options.get("alluxio.user.client.cache.store.type") == "MEM":
+        return parse_bytes(options.get("alluxio.user.client.cache.size", "512MB"))
     return 0
 
 
-def env_file(config, master_host, values):
-    lines = ["# The Alluxio chart's alluxio-config ConfigMap, rendered by Helm from the bundle's values."]
+def env_file(config, env, master_host):
+    lines = ["# Fluid's runtime chart's ConfigMap, rendered by Helm from the values Fluid's controller wrote."]
     lines += ["export %s=%s" % (key, shell_value(value)) for key, value in sorted(config.items())]
-    lines += ["", "# This machine: no cluster DNS, so the master's Service name becomes its host's address."]
+    lines += ["# The containers' own variables."]
+    lines += ["export %s=%s" % (key, shlex.quote(value)) for key, value in sorted(env.items())]
+    lines += ["", "# This machine: no cluster DNS, so the master's pod name becomes its host's address."]
     lines += ['ALLUXIO_JAVA_OPTS="$ALLUXIO_JAVA_OPTS -Dalluxio.master.hostname=%s"' % master_host]
     lines += ["# This machine: heaps for a few GiB per process and its own cores (see localconf.py HEAP_CAPS)."]
     cpus = os.cpu_count() or 2
     for key, caps in sorted(HEAP_CAPS.items()):
         caps = list(caps)
-        cache = client_cache_bytes(values) if key == "ALLUXIO_FUSE_JAVA_OPTS" else 0
-        if cache:
+        if key == "ALLUXIO_FUSE_JAVA_OPTS" and client_cache_bytes(config):
             # The MEM page store lives in the FUSE heap and takes a whole page-size array for every
             # page, however short (Alluxio 2.9.3 MemoryPageStore.PagePool.acquire), while the cache
             # counts only the bytes: a 110 KB file costs 2 MB of heap at 2MB pages. A capped heap
@@ -127,31 +137,49 @@ def env_file(config, master_host, values):
     return "\n".join(lines) + "\n"
 
 
+def layout(values, containers):
+    """alluxio.sh's variables: where the pods' hostPaths and volumes are, the master's web port, and
+    what is formatted first: the journal by the chart's init container (journal.format.runFormat) or
+    by the image's entrypoint (master args without --no-format), the worker's tiers by the entrypoint."""
+    tiers = " ".join(path for level in (values.get("tieredstore") or {}).get("levels") or [] for path in str(level["path"]).split(","))
+    journal = values.get("journal") or {}
+    journal_mounts = [m["mountPath"] for m in containers["alluxio-master"].get("volumeMounts") or [] if m["name"] == "alluxio-journal"]
+    master_args = containers["alluxio-master"].get("args") or []
+    worker_args = containers["alluxio-worker"].get("args") or []
+    settings = {"MASTER_WEB_PORT": values["master"]["ports"]["web"], "FUSE_MOUNT": containers["alluxio-fuse"]["args"][-2],
+                "TIER_PATHS": tiers, "JOURNAL_FOLDER": journal_mounts[0] if journal_mounts else "",
+                "FORMAT_JOURNAL": str(bool((journal.get("format") or {}).get("runFormat")) or "--no-format" not in master_args).lower(),
+                "FORMAT_WORKER": str("--no-format" not in worker_args).lower()}
+    return "".join("%s=%s\n" % (key, shlex.quote(str(value))) for key, value in settings.items())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--values", required=True, help="Fluid's values (the data of <name>-alluxio-values)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--master-host", required=True)
-    parser.add_argument("--profile", default=os.environ.get("FLUIDOPS_ALLUXIO_PROFILE", "dl-training"))
-    parser.add_argument("--root-ufs", default="file:///underFSStorage")
-    parser.add_argument("--image-tag", default="2.9.3")
     parser.add_argument("--helm", required=True)
-    parser.add_argument("--chart", required=True)
+    parser.add_argument("--chart", required=True, help="Fluid's runtime chart, charts/alluxio")
     args = parser.parse_args()
+    with open(args.values, encoding="utf-8") as handle:
+        values = yaml.safe_load(handle)
+    identity = values.get("runtimeIdentity") or {}
+    if not identity.get("name"):
+        raise SystemExit("%s has no runtimeIdentity.name: not the values Fluid's controller writes" % args.values)
     conf = os.path.join(args.out, "conf")
     os.makedirs(conf, exist_ok=True)
-    values, warnings = chart_values(args.profile, args.root_ufs, args.image_tag)
-    for warning in warnings:
-        print("localconf: warning: %s" % warning, file=sys.stderr)
-    config, fuse_args, fuse_env = render(args.helm, args.chart, values, args.out)
-    with open(os.path.join(conf, "alluxio-env.sh"), "w", encoding="utf-8") as handle:
-        handle.write(env_file(config, args.master_host, values))
-        for key, value in sorted(fuse_env.items()):  # the FUSE container's own env (MAX_IDLE_THREADS)
-            handle.write("export %s=%s\n" % (key, shlex.quote(value)))
-    shutil.copy(os.path.join(HERE, "conf", "log4j.properties"), conf)
-    if fuse_args[0] != "fuse":
+    shutil.copy(args.values, os.path.join(args.out, "values.yaml"))
+    config, containers = pod_settings(render(args.helm, args.chart, args.values, identity["name"], identity.get("namespace", "default")))
+    fuse_args = containers["alluxio-fuse"].get("args") or []
+    if not fuse_args or fuse_args[0] != "fuse":
         raise SystemExit("the chart's FUSE container runs %r, not the entrypoint's fuse command" % fuse_args)
+    with open(os.path.join(conf, "alluxio-env.sh"), "w", encoding="utf-8") as handle:
+        handle.write(env_file(config, literal_env(containers), args.master_host))
+    shutil.copy(os.path.join(HERE, "conf", "log4j.properties"), conf)
     with open(os.path.join(args.out, "fuse.args"), "w", encoding="utf-8") as handle:
         handle.write("\n".join(fuse_args[1:]) + "\n")
+    with open(os.path.join(args.out, "layout.env"), "w", encoding="utf-8") as handle:
+        handle.write(layout(values, containers))
     print(args.out)
 
 

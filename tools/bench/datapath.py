@@ -4,8 +4,9 @@ In one run, each case several times (median and spread), on one node host contai
 - direct reads from a ramfs (the ceiling);
 - reads from a remote store: an S3 gateway (versitygw, posix backend) behind throttle.py, which
   adds a one-way delay to every byte and one shared bandwidth limit;
-- a real Alluxio (tools/alluxio, configured from a tuning profile through the collection's chart
-  values, tools/localcluster/alluxio.sh) with that store mounted over S3: cold (the store read
+- a real Alluxio (tools/alluxio, tools/localcluster/alluxio.sh) configured as Fluid configures it:
+  Fluid's controller writes the values of a runtime with the profile (fluid_values.py), Helm renders
+  Fluid's runtime chart with them (tools/alluxio/localconf.py); the store mounted over S3: cold (the store read
   through Alluxio), and warm after `fs distributedLoad`, through a JNI-FUSE mount just started
   ("Alluxio-warm") and again through the same mount ("page-cache warm");
 - the dl-training profile against fluid-defaults (Alluxio's and the chart's defaults);
@@ -26,6 +27,7 @@ import json
 import os
 import random
 import secrets
+import shlex
 import shutil
 import socket
 import statistics
@@ -33,10 +35,15 @@ import subprocess
 import sys
 import time
 
+import yaml
+from fluid_values import fluid_values
 from report import machine, pinned, publish
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools", "alluxio"))
+import localconf  # noqa: E402  pylint: disable=wrong-import-position
+
 CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")))
 LOCAL = os.path.join(CACHE, "localcluster")
 WORK = os.path.join(CACHE, "datapath")
@@ -45,7 +52,12 @@ HOST = "fluidops-bench"
 ALLUXIO_SH = os.path.join(REPO, "tools", "localcluster", "alluxio.sh")
 BUCKET = "bench"
 MIB = 1024 * 1024
-FUSE_MOUNT = "/mnt/alluxio-fuse"
+# The worker's MEM tier, on the ramfs the gpu_node role mounts at /ram/alluxio: room for the data set.
+TIER = {"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "high": "0.95", "low": "0.7"}
+# The runtimes' mount, for Fluid's values (the bench mounts its store itself, with its keys).
+MOUNT_OPTIONS = {"alluxio.underfs.s3.endpoint.region": "us-east-1", "alluxio.underfs.s3.disable.dns.buckets": "true",
+                 "alluxio.underfs.s3.inherit.acl": "false"}
+PROFILES = ("fluid-defaults", "dl-training", "dl-training-client-cache")
 # A FUSE JVM just started compiles its hot paths during its first reads; a long-running one (a
 # training job's) has long done so. Each FUSE start is followed by reading these other files.
 WARMUP_FILES = 200
@@ -68,9 +80,19 @@ def podman_env():
     return dict(os.environ, CONTAINERS_CONF=os.environ.get("CONTAINERS_CONF", os.path.join(REPO, "tools", "podman", "containers.conf")))
 
 
-def alluxio_env(profile="dl-training"):
-    return dict(podman_env(), FLUIDOPS_ALLUXIO_STATE=STATE, FLUIDOPS_ALLUXIO_NODES=HOST,
-                FLUIDOPS_ALLUXIO_PROFILE=profile)
+def alluxio_env(values=None):
+    """alluxio.sh's environment; ``values``: Fluid's values file, for up."""
+    env = dict(podman_env(), FLUIDOPS_ALLUXIO_STATE=STATE, FLUIDOPS_ALLUXIO_NODES=HOST)
+    if values:
+        env["FLUIDOPS_ALLUXIO_VALUES"] = values
+    return env
+
+
+def fuse_root():
+    """The dataset through the FUSE mount: the mount point Fluid's values give, the store at /bench."""
+    with open(os.path.join(STATE, "layout.env"), encoding="utf-8") as handle:
+        settings = dict(line.rstrip("\n").split("=", 1) for line in handle if "=" in line)
+    return shlex.split(settings["FUSE_MOUNT"])[0] + "/bench"
 
 
 def in_host(*command, check=True):
@@ -197,10 +219,10 @@ def alluxio_cli(*args, check=True, quiet=False):
     return run([os.path.join(REPO, "tools", "alluxio", "bin", "alluxio"), *args], env=env, check=check, quiet=quiet)
 
 
-def start_alluxio(profile):
-    log("starting Alluxio with the %s profile" % profile)
+def start_alluxio(profile, values):
+    log("starting Alluxio with the %s profile (Fluid's values: %s)" % (profile, values))
     in_host("sh", "-c", "rm -rf /ram/alluxio/* /underFSStorage/*")
-    run([ALLUXIO_SH, "up"], env=alluxio_env(profile))
+    run([ALLUXIO_SH, "up"], env=alluxio_env(values))
 
 
 def stop_alluxio():
@@ -210,7 +232,7 @@ def stop_alluxio():
 def remount_fuse():
     """A new FUSE process and mount, then the JVM's warm-up reads (not measured, other files)."""
     run([ALLUXIO_SH, "remount-fuse"], env=alluxio_env())
-    in_host("python3", "/bench/reader.py", "--index", "/index/warmup", "--threads", "8", "--root", FUSE_MOUNT + "/bench")
+    in_host("python3", "/bench/reader.py", "--index", "/index/warmup", "--threads", "8", "--root", fuse_root())
 
 
 def mount_store(store):
@@ -285,8 +307,8 @@ def write_key(store):
 
 # -- the plan ---------------------------------------------------------------------------
 class Bench:
-    def __init__(self, runs, store):
-        self.runs, self.store = runs, store
+    def __init__(self, runs, store, values):
+        self.runs, self.store, self.values = runs, store, values
         self.cases = []  # {"name", "group", "note", "results": {workload: [epoch results]}}
         self.seed = 0
         self.load_seconds = {}  # profile label -> seconds of fs distributedLoad
@@ -315,12 +337,12 @@ class Bench:
         """Cold, Alluxio-warm and page-cache-warm through a given profile; then FUSE variants on
         the warm cache: (name, note, fuse.args transform, alluxio-env.sh transform), each None
         or a function of the file's text; only the FUSE process is restarted with them."""
-        start_alluxio(profile)
+        start_alluxio(profile, self.values[profile])
 
         def cold():
             mount_store(self.store)
             remount_fuse()  # a new mount: no page cache, no client metadata cache
-            return self.epochs(FUSE_MOUNT + "/bench", fuse=True)
+            return self.epochs(fuse_root(), fuse=True)
 
         self.case("Alluxio cold (%s)" % label, "cold", "the store read through Alluxio, after a fresh mount", cold)
         mount_store(self.store)
@@ -357,8 +379,8 @@ class Bench:
 
             def first():
                 remount_fuse()
-                results = self.epochs(FUSE_MOUNT + "/bench", fuse=True)
-                again.update(self.epochs(FUSE_MOUNT + "/bench", fuse=True))  # the same mount, a second epoch
+                results = self.epochs(fuse_root(), fuse=True)
+                again.update(self.epochs(fuse_root(), fuse=True))  # the same mount, a second epoch
                 for workload, result in again.items():
                     fresh.setdefault(workload, []).append(result)
                 return results
@@ -389,12 +411,21 @@ def without_options(*names):
     return transform
 
 
-def profile_env(profile, master_host):
-    """alluxio-env.sh of another profile, for the FUSE process only."""
-    out = os.path.join(WORK, "conf-" + profile)
-    run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--out", out, "--master-host", master_host,
-         "--profile", profile, "--helm", os.path.join(LOCAL, "helm"), "--chart", os.path.join(LOCAL, "alluxio", "alluxio")])
+def profile_env(values, running, master_host):
+    """alluxio-env.sh of another profile's runtime, for the FUSE process only, as Fluid would have
+    rendered it for the running runtime (``running``: its values): the runtime's name is in the
+    worker's tier path, which short-circuit reads with policy local take from the client's own
+    settings (a FUSE client with another runtime's path finds no block file and retries for ever),
+    and in the master's and the pods' names. The ports are the same."""
+    names = []
+    for path in (values, running):
+        with open(path, encoding="utf-8") as handle:
+            names.append(yaml.safe_load(handle)["runtimeIdentity"]["name"])
+    out = os.path.join(WORK, "conf-" + os.path.basename(values).rsplit(".", 1)[0])
+    run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--values", values, "--out", out,
+         "--master-host", master_host, "--helm", os.path.join(LOCAL, "helm"), "--chart", os.path.join(LOCAL, "fluid", "charts", "alluxio")])
     text = open(os.path.join(out, "conf", "alluxio-env.sh"), encoding="utf-8").read()
+    text = text.replace(names[0], names[1])
     return lambda _: text
 
 
@@ -409,6 +440,15 @@ def property_set(key, old, new):
 
 
 # -- the report ---------------------------------------------------------------------------
+def short_circuit(values_path):
+    """Fluid's short-circuit setting in its values, as words."""
+    with open(values_path, encoding="utf-8") as handle:
+        setting = yaml.safe_load(handle).get("shortCircuit") or {}
+    if not setting.get("enable", setting.get("enabled")):
+        return "off"
+    return "on, policy %s (the FUSE client reads the worker's block files on the same host)" % setting.get("policy", "?")
+
+
 def summary(results):
     speeds = sorted(r["mib_s"] for r in results)
     row = {"runs": len(results), "median_mib_s": round(statistics.median(speeds), 1), "min_mib_s": round(speeds[0], 1),
@@ -474,10 +514,16 @@ def bounds(report):
                                                      report["store"].split(": ", 1)[1]))
     if any(goal.startswith("dl-training >= 3x") for goal in missed):
         defaults = by_name["Alluxio warm (fluid-defaults)"]
+        defaults_second = by_name["Alluxio warm (fluid-defaults), 2nd epoch"]
         lines.append(
             "- *Profile against defaults*: on a new mount's first epoch the profile gives %.2fx the defaults on small files: "
-            "each file still needs its lookups and reads from the worker once. Its FUSE options act when files are read "
-            "again (the 2nd epoch rows)." % (warm["small"]["median_mib_s"] / defaults["small"]["median_mib_s"]))
+            "each file still needs its lookups and reads from the worker once. Read again, %.2fx: Fluid's own defaults for a "
+            "read-only dataset already mount FUSE with kernel_cache and 7200 s attribute and entry timeouts, and set the "
+            "client metadata cache, 16MB blocks and 32MB read chunks (pkg/ddc/alluxio/transform_optimization.go): what "
+            "serves a second epoch. The profile differs by max_read, a metadata cache kept 2 days instead of 10 minutes "
+            "and its other properties." % (
+                warm["small"]["median_mib_s"] / defaults["small"]["median_mib_s"],
+                second["small"]["median_mib_s"] / defaults_second["small"]["median_mib_s"]))
     return lines
 
 
@@ -489,10 +535,13 @@ def markdown(report):
              "- **Data set**: %s." % report["dataset"],
              "- **Readers** (tools/bench/reader.py): %s." % report["readers"],
              "- **Remote store**: %s." % report["store"],
-             "- **Alluxio**: master, worker (MEM tier on the host's ramfs), JNI-FUSE, configured from the profile through "
-             "the collection's chart values and the real Alluxio chart (tools/alluxio/localconf.py), heaps capped for this machine. "
+             "- **Alluxio**: master, job master, worker (MEM tier on the host's ramfs), job worker and JNI-FUSE, configured as "
+             "Fluid %s configures them: for each profile its controller wrote the values of a runtime the bundle built "
+             "(tools/bench/fluid_values.py), and Helm rendered Fluid's runtime chart with them (tools/alluxio/localconf.py). "
+             "Short-circuit reads as Fluid set them: %s. Where the processes still differ from Fluid's pods: %s. "
              "Every case through FUSE starts a new FUSE process and mount (no page cache, no client caches), which first reads "
-             "%d other files, not measured, so that its JVM has compiled its hot paths as a long-running one has." % WARMUP_FILES,
+             "%d other files, not measured, so that its JVM has compiled its hot paths as a long-running one has." % (
+                 report["fluid"], report["short_circuit"], "; ".join(report["differences"]), WARMUP_FILES),
              "- **Cases**: *cold* is a fresh mount of the store (no metadata, no blocks in Alluxio); *warm* comes after "
              "`fs distributedLoad` of the whole set; *2nd epoch* reads the set again through the same FUSE mount (kernel page "
              "cache and client caches warm), so Alluxio-warm and page-cache-warm are apart.",
@@ -573,9 +622,10 @@ def main():
         parser.error("--runs, --small-files, --shards and --shard-mib must be at least 1, --rate-mib above 0, --delay-ms not negative")
     began = time.monotonic()
     os.makedirs(WORK, exist_ok=True)
-    run([os.path.join(REPO, "tools", "localcluster", "build.sh"), "alluxio", "versitygw"])
+    run([os.path.join(REPO, "tools", "localcluster", "build.sh")])  # the cluster Fluid's controller runs in, and versitygw
     run([os.path.join(REPO, "tools", "alluxio", "fetch.sh")])
     store_dir, index = make_dataset(args.small_files, args.shards, args.shard_mib)
+    values = fluid_values(PROFILES, TIER, MOUNT_OPTIONS, CACHE, WORK)
     cluster_up = podman_running_cluster()
     if cluster_up:
         log("WARNING: the local cluster is up and shares the cores: the figures will be low and noisy (make cluster-down first)")
@@ -583,7 +633,7 @@ def main():
     gateway = run(["podman", "network", "inspect", "podman", "--format", "{{range .Subnets}}{{.Gateway}}{{end}}"],
                   env=podman_env()).stdout.strip()
     store = RemoteStore(store_dir, gateway, args.delay_ms, args.rate_mib)
-    bench = Bench(args.runs, store)
+    bench = Bench(args.runs, store, values)
     try:
         write_key(store)
         bench.case("direct ramfs", "direct", "the files on the host's ramfs", lambda: bench.epochs("/ram/direct"))
@@ -596,7 +646,7 @@ def main():
             ("dl-training without the metadata cache", "alluxio.user.metadata.cache.enabled=false for FUSE", None,
              property_set("alluxio.user.metadata.cache.enabled", "true", "false")),
             ("dl-training with the client cache", "profile dl-training-client-cache (2000MB MEM page store in the FUSE JVM)",
-             None, profile_env("dl-training-client-cache", host_ip)),
+             None, profile_env(values["dl-training-client-cache"], values["dl-training"], host_ip)),
         ])
     finally:
         store.stop()
@@ -609,7 +659,8 @@ def main():
     report = {
         "machine": machine(), "cpus": os.cpu_count(), "date": datetime.date.today().isoformat(),
         "commit": run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"]).stdout.strip(),
-        "alluxio": "2.9.3", "java": run(["java", "-version"]).stderr.splitlines()[0].strip(), "runs": args.runs,
+        "fluid": pinned("FLUID_VERSION"), "short_circuit": short_circuit(values["dl-training"]),
+        "differences": localconf.DIFFERENCES, "alluxio": "2.9.3", "java": run(["java", "-version"]).stderr.splitlines()[0].strip(), "runs": args.runs,
         "dataset": "%d small files (40-180 KB, %.0f MiB) and %d TFRecord-like shards of %d MiB" % (
             args.small_files, total_small / MIB, args.shards, args.shard_mib),
         "readers": "%s threads on the small files, each read in one call; %s threads on the shards in 1 MiB reads; a new "

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The data-path benchmark's real Alluxio (tools/bench/datapath.py; jars from Maven Central,
-# tools/alluxio/fetch.sh), run in the benchmark's own host container the way the Alluxio chart
+# tools/alluxio/fetch.sh), run in the benchmark's own host container the way Fluid's runtime chart
 # runs it on a GPU node: master, job master, worker, job worker and JNI-FUSE. The benchmark
 # prepares the host first with the bundle's gpu_node role (ramfs on /ram/alluxio, FUSE packages);
-# the worker's MEM tier lives on that ramfs. The processes' settings are the Alluxio chart's,
-# rendered by Helm from the tuning profile (tools/alluxio/localconf.py). The local cluster's
-# Alluxio runs in pods, from Fluid's runtime chart (images.sh builds its image).
+# the worker's MEM tier lives on that ramfs. The processes' settings are what Fluid's chart hands
+# its pods, rendered by Helm from the values Fluid's controller wrote for the runtime
+# (tools/alluxio/localconf.py, tools/bench/fluid_values.py). The local cluster's Alluxio runs in
+# pods, from Fluid's runtime chart (images.sh builds its image).
 #   alluxio.sh up | down | stop | status | remount-fuse | mounts | env
 # FLUIDOPS_ALLUXIO_STATE (its configuration, logs and root under-store) and FLUIDOPS_ALLUXIO_NODES
-# (the host containers, the master's first) say where; FLUIDOPS_ALLUXIO_PROFILE, which profile.
+# (the host containers, the master's first) say where; FLUIDOPS_ALLUXIO_VALUES (up), the values.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -18,7 +19,12 @@ state=${FLUIDOPS_ALLUXIO_STATE:?set FLUIDOPS_ALLUXIO_STATE: the directory of the
 read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:?set FLUIDOPS_ALLUXIO_NODES: the host containers, the master first}"
 master_node=${alluxio_nodes[0]}
 # Inside the hosts (container_mounts puts them there).
-home=/opt/alluxio java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java fuse_mount=/mnt/alluxio-fuse
+home=/opt/alluxio java=/usr/lib/jvm/java-17-openjdk-amd64/bin/java
+# The pods' layout in Fluid's values (localconf.py writes it at up): MASTER_WEB_PORT, FUSE_MOUNT,
+# TIER_PATHS, JOURNAL_FOLDER, FORMAT_JOURNAL, FORMAT_WORKER.
+MASTER_WEB_PORT='' FUSE_MOUNT=''
+# shellcheck source=/dev/null  # written at run time by localconf.py
+[ ! -f "$state/layout.env" ] || . "$state/layout.env"
 
 log() { printf '[localcluster alluxio] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -37,15 +43,27 @@ ip_of() { podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$1"; }
 # The environment a pod of the chart gets from its fieldRefs, then the process in the background.
 # Only the masters' pods are given ALLUXIO_MASTER_HOSTNAME (their own address): bin/alluxio makes it
 # alluxio.master.hostname, as libexec/alluxio-config.sh does, so on a worker it would name the worker.
+pod_env() {  # pod_env NODE NAME: podman exec's -e flags
+  local ip; ip=$(ip_of "$1")
+  case $2 in master | job_master) printf '%s\n' -e "ALLUXIO_MASTER_HOSTNAME=$ip" ;; esac
+  printf '%s\n' -e "ALLUXIO_WORKER_HOSTNAME=$ip" -e "ALLUXIO_WORKER_CONTAINER_HOSTNAME=$ip" -e "ALLUXIO_CLIENT_HOSTNAME=$ip" \
+    -e "ALLUXIO_LIB=$home/lib" -e "ALLUXIO_CONF_DIR=$home/state/conf" -e "ALLUXIO_LOGS_DIR=$home/state/logs/$1" \
+    -e "JAVA=$java" -e "ALLUXIO_HOME=$home"
+}
 start_process() {  # start_process NODE NAME ARGS...
-  local node=$1 name=$2 ip master=(); shift 2
-  ip=$(ip_of "$node")
-  case $name in master | job_master) master=(-e ALLUXIO_MASTER_HOSTNAME="$ip") ;; esac
+  local node=$1 name=$2 env; shift 2
+  mapfile -t env < <(pod_env "$node" "$name")
   mkdir -p "$state/logs/$node"
-  podman exec -d "${master[@]}" -e ALLUXIO_WORKER_HOSTNAME="$ip" -e ALLUXIO_WORKER_CONTAINER_HOSTNAME="$ip" \
-    -e ALLUXIO_CLIENT_HOSTNAME="$ip" -e ALLUXIO_LIB="$home/lib" -e ALLUXIO_CONF_DIR="$home/state/conf" \
-    -e ALLUXIO_LOGS_DIR="$home/state/logs/$node" -e JAVA="$java" -e ALLUXIO_HOME="$home" \
+  podman exec -d "${env[@]}" \
     "$node" sh -c "echo \$\$ > $home/state/logs/$node/$name.pid; exec $home/bin/alluxio $* > $home/state/logs/$node/$name.out 2>&1"  >/dev/null
+}
+# What the chart's init container or the image's entrypoint runs before a server: to its end.
+run_first() {  # run_first NODE NAME ARGS...
+  local node=$1 name=$2 env; shift 2
+  mapfile -t env < <(pod_env "$node" "$name")
+  mkdir -p "$state/logs/$node"
+  podman exec "${env[@]}" "$node" "$home/bin/alluxio" "$@" > "$state/logs/$node/$name.out" 2>&1 \
+    || { tail -n 20 "$state/logs/$node/$name.out" >&2; die "alluxio $* failed on $node"; }
 }
 
 # Waits for a condition, saying every 10 s what it waits for; on timeout shows the log.
@@ -62,11 +80,11 @@ wait_for() {  # wait_for WHAT SECONDS LOG COMMAND...
   done
 }
 
-master_info() { curl -sf "http://$(ip_of "$master_node"):19999/api/v1/master/info"; }
+master_info() { curl -sf "http://$(ip_of "$master_node"):$MASTER_WEB_PORT/api/v1/master/info"; }
 live_workers() {  # true once the master counts every worker
   [ "$(master_info | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("workers") or []))')" -eq "${#alluxio_nodes[@]}" ]
 }
-fuse_mounted() { podman exec "$1" findmnt -n -t fuse,fuse.alluxio-fuse "$fuse_mount"; }
+fuse_mounted() { [ -n "$FUSE_MOUNT" ] && podman exec "$1" findmnt -n -t fuse,fuse.alluxio-fuse "$FUSE_MOUNT"; }
 stop_process() {  # stop_process NODE NAME: the process started by start_process, if it runs
   # SIGTERM runs the JVM's shutdown hooks; a FUSE JVM whose mount is already gone can hang in
   # its hook, so after 15 s it gets SIGKILL.
@@ -81,10 +99,21 @@ up() {
   local start=$SECONDS node master_ip
   podman container exists "$master_node" || die "the host $master_node is not running: start the cluster first"
   if [ -s "$state/up" ] && fuse_mounted "${alluxio_nodes[-1]}" >/dev/null 2>&1; then return 0; fi
+  local values=${FLUIDOPS_ALLUXIO_VALUES:?set FLUIDOPS_ALLUXIO_VALUES: the values Fluid wrote for the runtime}
   mkdir -p "$state/logs"
   master_ip=$(ip_of "$master_node")
-  venv_python "$repo/tools/alluxio/localconf.py" --out "$state" --master-host "$master_ip" \
-    --helm "$cache/helm" --chart "$cache/alluxio/alluxio" >/dev/null
+  venv_python "$repo/tools/alluxio/localconf.py" --values "$values" --out "$state" --master-host "$master_ip" \
+    --helm "$cache/helm" --chart "$cache/fluid/charts/alluxio" >/dev/null
+  # shellcheck source=/dev/null  # just written by localconf.py
+  . "$state/layout.env"
+  # The pods' hostPath and emptyDir volumes: the tiers (DirectoryOrCreate) and the journal.
+  for node in "${alluxio_nodes[@]}"; do
+    # shellcheck disable=SC2086  # TIER_PATHS is a list
+    podman exec "$node" mkdir -p $TIER_PATHS
+  done
+  # A new master pod's journal volume (Fluid's values: an emptyDir) is empty.
+  [ -z "$JOURNAL_FOLDER" ] || podman exec "$master_node" sh -c 'rm -rf "$1" && mkdir -p "$1"' - "$JOURNAL_FOLDER"
+  [ "$FORMAT_JOURNAL" != true ] || run_first "$master_node" format_journal formatJournal
   log "starting the Alluxio master and job master on $master_node ($master_ip)"
   start_process "$master_node" master process master
   start_process "$master_node" job_master process job_master
@@ -92,6 +121,7 @@ up() {
     || die "the Alluxio master did not start (logs in $state/logs/$master_node)"
   log "starting the workers and job workers on ${alluxio_nodes[*]}"
   for node in "${alluxio_nodes[@]}"; do
+    [ "$FORMAT_WORKER" != true ] || run_first "$node" format_worker formatWorker
     start_process "$node" worker process worker
     start_process "$node" job_worker process job_worker
   done
@@ -99,14 +129,14 @@ up() {
     || die "the Alluxio workers did not register (logs in $state/logs)"
   mount_fuse
   echo "$master_ip" > "$state/up"
-  log "Alluxio up in $((SECONDS - start)) s: master $master_ip:19998, ${#alluxio_nodes[@]} workers, FUSE at $fuse_mount"
+  log "Alluxio up in $((SECONDS - start)) s: master $master_ip (web port $MASTER_WEB_PORT), ${#alluxio_nodes[@]} workers, FUSE at $FUSE_MOUNT"
 }
 
 mount_fuse() {
-  log "mounting JNI-FUSE at $fuse_mount on ${alluxio_nodes[*]}"
+  log "mounting JNI-FUSE at $FUSE_MOUNT on ${alluxio_nodes[*]}"
   local node fuse_args; mapfile -t fuse_args < "$state/fuse.args"
   for node in "${alluxio_nodes[@]}"; do
-    podman exec "$node" mkdir -p "$fuse_mount"
+    podman exec "$node" mkdir -p "$FUSE_MOUNT"
     start_process "$node" fuse fuse "${fuse_args[@]}"
   done
   for node in "${alluxio_nodes[@]}"; do
@@ -120,7 +150,7 @@ unmount_fuse() {  # unmount first, so no mount outlives its process
   for node in "${alluxio_nodes[@]}"; do
     podman container exists "$node" || continue
     if fuse_mounted "$node" >/dev/null 2>&1; then
-      podman exec "$node" umount -l "$fuse_mount" || log "could not unmount $fuse_mount on $node"
+      podman exec "$node" umount -l "$FUSE_MOUNT" || log "could not unmount $FUSE_MOUNT on $node"
     fi
   done
 }

@@ -134,8 +134,11 @@ def test_the_report_shows_a_failed_variant_and_what_bounds_each_missed_goal():
              {"name": "dl-training with the client cache", "error": "reader: x.JPEG: read 0 bytes, expected 10"}]
     report = {"machine": "m", "date": "d", "commit": "c", "alluxio": "2.9.3", "java": "j", "runs": 2, "cpus": 2,
               "dataset": "ds", "readers": "r", "store": "versitygw: 10 ms one-way delay, 64 MiB/s", "load_seconds": {"dl-training": 20},
-              "local_cluster_up": False, "cases": cases, "goals": datapath.goals([c for c in cases if "summary" in c])}
+              "local_cluster_up": False, "cases": cases, "goals": datapath.goals([c for c in cases if "summary" in c]),
+              "fluid": "v1.0.8", "short_circuit": "on, policy local", "differences": ["the ports", "heaps"]}
     text = datapath.markdown(report)
+    assert "configured as Fluid v1.0.8 configures them" in text and "Short-circuit reads as Fluid set them: on, policy local." in text
+    assert "Where the processes still differ from Fluid's pods: the ports; heaps." in text
     assert "| dl-training with the client cache | failed: reader: x.JPEG: read 0 bytes, expected 10 | | | | | | |" in text
     assert "| warm >= 0.8x direct ramfs (small) | 0.01x | **no** |" in text
     assert "cores were only 50% busy, so the bound is the wait in these round trips" in text
