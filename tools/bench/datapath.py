@@ -52,8 +52,10 @@ HOST = "fluidops-bench"
 ALLUXIO_SH = os.path.join(REPO, "tools", "localcluster", "alluxio.sh")
 BUCKET = "bench"
 MIB = 1024 * 1024
-# The worker's MEM tier, on the ramfs the gpu_node role mounts at /ram/alluxio: room for the data set.
-TIER = {"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "high": "0.95", "low": "0.7"}
+# The worker's tier: the standalone chart's default (roles/alluxio/defaults), MEM on the ramfs the
+# gpu_node role mounts at /ram/alluxio, with room for the data set.
+with open(os.path.join(REPO, "roles", "alluxio", "defaults", "main.yml"), encoding="utf-8") as _handle:
+    TIER = yaml.safe_load(_handle)["alluxio_tiers"][0]
 # The runtimes' mount, for Fluid's values (the bench mounts its store itself, with its keys).
 MOUNT_OPTIONS = {"alluxio.underfs.s3.endpoint.region": "us-east-1", "alluxio.underfs.s3.disable.dns.buckets": "true",
                  "alluxio.underfs.s3.inherit.acl": "false"}
