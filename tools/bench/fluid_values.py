@@ -52,8 +52,8 @@ def log(message):
 def _run(command, env, stdin=None):
     done = subprocess.run(command, env=env, input=stdin, capture_output=True, text=True, check=False)
     if done.returncode:
-        raise SystemExit("bench-datapath: %s failed (exit %d): %s" % (" ".join(command[:3]), done.returncode,
-                                                                     (done.stderr or done.stdout).strip()[-2000:]))
+        output = (done.stderr or done.stdout).strip()[-2000:]
+        raise SystemExit("bench-datapath: %s failed (exit %d): %s" % (" ".join(command[:3]), done.returncode, output))
     return done.stdout
 
 
@@ -92,8 +92,8 @@ class Cluster:
         self.started = False
 
     def __enter__(self):
-        self.started = "apiserver: running" not in subprocess.run([CLUSTER, "status"], env=self.env, capture_output=True,
-                                                                    text=True, check=False).stdout
+        status = subprocess.run([CLUSTER, "status"], env=self.env, capture_output=True, text=True, check=False)
+        self.started = "apiserver: running" not in status.stdout
         log("starting a local cluster of the bench's own (instance %s) for Fluid's controller" % INSTANCE)
         _run([CLUSTER, "up"], self.env)
         self.kubeconfig = _run([CLUSTER, "kubeconfig"], self.env).strip()
