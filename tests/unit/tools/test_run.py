@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 
+import ansible_runner
 import pytest
 
 import run
@@ -100,3 +102,40 @@ def test_a_runs_directory_git_would_take_along_is_refused(tmp_path):
     assert "is inside the git tree and not ignored" in str(refused.value)
     assert not os.path.exists(inside)
     assert run.new_run_dir([TINY], runs=str(tmp_path)).startswith(str(tmp_path))
+
+
+def ended(pid):
+    """Whether the process has exited (gone, or a zombie its parent has not reaped yet)."""
+    try:
+        with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_run_whose_reader_falls_behind_gets_every_event_and_its_exit_code(tmp_path):
+    """A reader starved of CPU: ansible-playbook has exited with its last events still in the pty,
+    and reading them takes ansible-runner longer than the 5 s its last read allows (16 x 0.75 s here,
+    the handler's sleeps standing in for the starved reader). Unpatched, the run ended with rc None."""
+    playbook = tmp_path / "tail.yml"
+    playbook.write_text("- hosts: localhost\n  gather_facts: false\n  tasks:\n" + "".join(
+        "    - name: Tail %d\n      ansible.builtin.debug:\n        msg: tail\n" % number for number in range(8)))
+    seen = []
+
+    def slow(event):
+        seen.append(event["event"])
+        task = event.get("event_data", {}).get("task", "")
+        if task == "Tail 0" and event["event"] == "playbook_on_task_start":
+            deadline = time.monotonic() + 120
+            while not ended(event["pid"]):  # the rest of the output waits in the pty
+                assert time.monotonic() < deadline, "ansible-playbook did not end"
+                time.sleep(0.1)
+        elif task.startswith("Tail") or event["event"] == "playbook_on_stats":
+            time.sleep(0.75)
+        return True
+
+    (tmp_path / "run").mkdir()
+    runner = ansible_runner.run(**run.runner_kwargs([str(playbook)], str(tmp_path / "run"), ["-i", "localhost,"],
+                                                    quiet=True, event_handler=slow))
+    assert (runner.status, runner.rc) == ("successful", 0)
+    assert seen.count("runner_on_ok") == 8 and seen[-1] == "playbook_on_stats", seen
