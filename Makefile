@@ -96,7 +96,7 @@ nodes-test: host-image  ## the local cluster's real nodes: site.yml whole with i
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
 # run side by side, output kept per target. The static checks take one slot, one after another,
-# galaxy-import last: galaxy-importer gives ansible-lint 180 s, fixed. The real nodes' suite, the
+# galaxy-import last. The real nodes' suite, the
 # longest, starts first; the simulated cluster's once the others beside it have ended, so that two
 # clusters run at once only with nothing else: each runs Alluxio's JVMs, whose probes and leases
 # have fixed deadlines.
@@ -106,11 +106,12 @@ test: deps  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-# The checks, render-test, integration and molecule run at the lowest priority (nice 19): the real
-# nodes' suite, the longest by twice, takes the cores first, and they take what it leaves while it
-# waits on its cluster. cluster-test does not: its cluster's JVMs have fixed deadlines.
-beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
-	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
+# The checks, render-test, integration and molecule run on the CPU time the real nodes' suite
+# leaves (tools/checks/low_priority.sh: a cgroup of the least weight, nice 19): that suite, the
+# longest, waits on its cluster most of the time, and they take those cycles. cluster-test does
+# not: its cluster's JVMs have fixed deadlines.
+beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (at the lowest priority), then cluster-test
+	@tools/checks/low_priority.sh $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
