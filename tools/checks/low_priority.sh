@@ -25,10 +25,11 @@ leave() {
   while read -r pid; do echo "$pid" > "$home/cgroup.procs" 2>/dev/null || true; done < "$group/cgroup.procs"
   rmdir "$group" 2>/dev/null || echo "low_priority.sh: could not remove $group" >&2
 }
-if [ -w "$home/cgroup.procs" ] && [ -f "$cpu/cpu.shares" ] && mkdir "$group" 2>/dev/null; then
+# Another run's clean-up of stale groups may take this one between mkdir and the move into it:
+# then this run goes on at nice 19 only.
+if [ -w "$home/cgroup.procs" ] && [ -f "$cpu/cpu.shares" ] && mkdir "$group" 2>/dev/null \
+    && echo 2 2>/dev/null > "$group/cpu.shares" && echo $$ 2>/dev/null > "$group/cgroup.procs"; then
   trap leave EXIT
-  echo 2 > "$group/cpu.shares"
-  echo $$ > "$group/cgroup.procs"
 else
   echo "low_priority.sh: no cpu cgroup to join here ($cpu): nice 19 only" >&2
 fi
