@@ -106,12 +106,12 @@ test: deps  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-# The checks, render-test, integration and molecule run on the CPU time the real nodes' suite
-# leaves (tools/checks/low_priority.sh: a cgroup of the least weight, nice 19): that suite, the
-# longest, waits on its cluster most of the time, and they take those cycles. cluster-test does
-# not: its cluster's JVMs have fixed deadlines.
-beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (at the lowest priority), then cluster-test
-	@tools/checks/low_priority.sh $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
+# The checks, render-test, integration and molecule run niced (19). With the kernel's autogroups
+# nice orders processes only within a session, and ansible-runner and podman start one per run:
+# the real nodes' suite gets no more than its share of the cores (docs/testing.md). cluster-test
+# is not niced: its cluster's JVMs have fixed deadlines.
+beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
+	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
