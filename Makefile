@@ -96,10 +96,9 @@ nodes-test: host-image  ## the local cluster's real nodes: site.yml whole with i
 
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
 # run side by side, output kept per target. The static checks take one slot, one after another,
-# galaxy-import last. The real nodes' suite, the
-# longest, starts first; the simulated cluster's once the others beside it have ended, so that two
-# clusters run at once only with nothing else: each runs Alluxio's JVMs, whose probes and leases
-# have fixed deadlines.
+# galaxy-import last. The real nodes' suite, the longest, starts first; the simulated cluster's
+# once the others beside it have ended, so that two clusters run at once only with nothing else:
+# each runs Alluxio's JVMs, whose probes and leases have fixed deadlines.
 test: deps  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
