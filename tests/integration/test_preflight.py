@@ -1,8 +1,9 @@
 """Bad input stops the run with a clear message before any host changes.
 
 Real hosts: podman containers from the project's Debian image, one privileged (with
-/dev/fuse) and one unprivileged (without it). Each case runs the whole site.yml and then
-compares each host's state with a snapshot taken before.
+/dev/fuse) and one unprivileged (without it), reached over SSH as a site's GPU nodes are
+(tools/hostimage/ssh.sh). Each case runs the whole site.yml and then compares each host's state
+with a snapshot taken before.
 """
 
 import os
@@ -12,9 +13,10 @@ import uuid
 import pytest
 import yaml
 
-from playbook import LOCAL_CHARTS, run_playbook
+from playbook import LOCAL_CHARTS, REPO, run_playbook
 
 IMAGE = os.environ.get("FLUIDOPS_HOST_IMAGE")
+SSH = os.path.join(REPO, "tools", "hostimage", "ssh.sh")
 # What the node role would change on a host: fstab, mounts, FUSE config, limits, sysctls, packages.
 SNAPSHOT = (
     "cat /etc/fstab; findmnt -rn -o TARGET,FSTYPE,OPTIONS | sort; cat /etc/fuse.conf 2>/dev/null; "
@@ -27,17 +29,27 @@ def podman(*args):
     return subprocess.run(["podman", *args], check=True, capture_output=True, text=True).stdout
 
 
+class Hosts(dict):
+    """{role: container name}, and ssh_dir: where ssh.sh keeps how to reach them."""
+
+    ssh_dir = None
+
+
 @pytest.fixture(scope="module")
-def hosts():
+def hosts(tmp_path_factory):
     if not IMAGE:
         pytest.fail("FLUIDOPS_HOST_IMAGE is not set: run through `make integration`, which builds the host image")
     suffix = uuid.uuid4().hex[:6]
-    names = {"good": "pf-good-" + suffix, "nofuse": "pf-nofuse-" + suffix}
-    podman("run", "-d", "--name", names["good"], "--privileged", IMAGE)
-    podman("run", "-d", "--name", names["nofuse"], IMAGE)
+    names = Hosts(good="pf-good-" + suffix, nofuse="pf-nofuse-" + suffix)
+    names.ssh_dir = ssh_dir = str(tmp_path_factory.mktemp("ssh"))
     try:
+        podman("run", "-d", "--name", names["good"], "--privileged", IMAGE)
+        podman("run", "-d", "--name", names["nofuse"], IMAGE)
+        subprocess.run([SSH, "start", ssh_dir, *("%s=%s" % (name, name) for name in names.values())],
+                       check=True, capture_output=True, text=True)
         yield names
     finally:
+        subprocess.run([SSH, "stop", ssh_dir], capture_output=True, check=False)
         subprocess.run(["podman", "rm", "-f", "-t", "0", *names.values()], capture_output=True, check=False)
 
 
@@ -45,14 +57,21 @@ def snapshot(name):
     return podman("exec", name, "sh", "-c", SNAPSHOT)
 
 
-def write_inventory(tmp_path, members):
+def connection(ssh_dir):
+    """The hosts' connection variables: SSH through ssh.sh's configuration, modules pipelined."""
+    return {"ansible_connection": "ssh", "ansible_user": "root", "ansible_ssh_args": "-F " + os.path.join(ssh_dir, "config"),
+            "ansible_pipelining": True, "ansible_python_interpreter": "/usr/bin/python3"}
+
+
+def write_inventory(tmp_path, hosts, *members):  # pylint: disable=redefined-outer-name
+    """An inventory whose gpu_nodes are the hosts fixture's MEMBERS ("good", "nofuse")."""
     inventory = {
         "all": {
             "vars": LOCAL_CHARTS,
             "children": {
                 "gpu_nodes": {
-                    "hosts": {name: None for name in members},
-                    "vars": {"ansible_connection": "containers.podman.podman"},
+                    "hosts": {hosts[member]: None for member in members},
+                    "vars": connection(hosts.ssh_dir) if members else {},
                 }
             }
         }
@@ -441,7 +460,7 @@ def test_every_case_rendered_is_a_case():
 
 @pytest.mark.parametrize("extra_vars, message", BAD_VARIABLES)
 def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, extra_vars, message):
-    inventory = write_inventory(tmp_path, [hosts["good"]])
+    inventory = write_inventory(tmp_path, hosts, "good")
     message = message.replace("{host}", hosts["good"])
     before = snapshot(hosts["good"])
     run = run_site(inventory, extra_vars)
@@ -462,7 +481,7 @@ def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, ex
 
 
 def test_unknown_alluxio_property_is_warned_about_and_goes_through(hosts, tmp_path):
-    inventory = write_inventory(tmp_path, [hosts["good"]])
+    inventory = write_inventory(tmp_path, hosts, "good")
     returncode, output = run_site(inventory, dataset(properties={"alluxio.user.client.cache.sizee": "1GB"}),
                                   playbooks=("playbooks/preflight.yml",))
     assert returncode == 0, output
@@ -472,7 +491,7 @@ def test_unknown_alluxio_property_is_warned_about_and_goes_through(hosts, tmp_pa
 # An inventory with no host at all: ansible-playbook says so before the preflight does.
 @pytest.mark.expected_warnings(r"\[WARNING\]: provided hosts list is empty, only localhost is available")
 def test_empty_gpu_nodes_group_is_refused(tmp_path):
-    inventory = write_inventory(tmp_path, [])
+    inventory = write_inventory(tmp_path, None)
     returncode, output = run_site(inventory)
     assert returncode != 0
     assert "The inventory group gpu_nodes (fluidops_gpu_nodes_group) is empty" in output
@@ -482,7 +501,7 @@ def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
     # A play's hosts line cannot read the inventory: playbooks/gpu_nodes.yml groups the hosts of
     # fluidops_gpu_nodes_group as fluidops_gpu_nodes, which the plays target.
     inventory = {"all": {"vars": dict(LOCAL_CHARTS, fluidops_gpu_nodes_group="v100"), "children": {"v100": {
-        "hosts": {hosts["good"]: None}, "vars": {"ansible_connection": "containers.podman.podman"}}}}}
+        "hosts": {hosts["good"]: None}, "vars": connection(hosts.ssh_dir)}}}}
     path = tmp_path / "hosts.yml"
     path.write_text(yaml.safe_dump(inventory))
     run = run_site(str(path), playbooks=("playbooks/preflight.yml",))
@@ -491,7 +510,7 @@ def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
 
 
 def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):
-    inventory = write_inventory(tmp_path, [hosts["good"], hosts["nofuse"]])
+    inventory = write_inventory(tmp_path, hosts, "good", "nofuse")
     before = {name: snapshot(name) for name in hosts.values()}
     run = run_site(inventory)
     returncode, output = run
@@ -502,7 +521,7 @@ def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):
 
 
 def test_check_mode_on_a_fresh_host_changes_nothing(hosts, tmp_path):
-    inventory = write_inventory(tmp_path, [hosts["good"]])
+    inventory = write_inventory(tmp_path, hosts, "good")
     before = snapshot(hosts["good"])
     node_vars = {"gpu_node_cache_mounts": [MOUNT], "gpu_node_tier_dirs": [{"path": "/var/lib/docker/alluxio"}]}
     # The node phases only: the cluster phases of site.yml need a cluster these hosts are not in.

@@ -317,34 +317,19 @@ start_hosts() {
   start_ssh "${nodes[@]}"
 }
 
-# Ansible reaches the node hosts as a site's GPU nodes: over SSH as root, with this cluster's key.
-# The local inventory (hosts.yml) reads $run/ssh: the key, each host's address and the hosts' own
-# keys, so that ssh checks them. Its connections stay open between tasks in $run/ssh/cp.
+# Ansible reaches the node hosts as a site's GPU nodes: over SSH as root, with this cluster's key
+# (tools/hostimage/ssh.sh). The local inventory (hosts.yml) gives ssh $run/ssh/config: each host's
+# address under its node's name, the key, the hosts' own keys, and its connections kept open
+# between tasks in $run/ssh/cp.
 # start_ssh NAME...: the host containers of NAME (host_of), the nodes' or make bench's own.
 start_ssh() {
-  local dir=$run/ssh name host address
-  mkdir -p "$dir" && chmod 0700 "$dir"
-  [ -s "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C "fluidops-localcluster$instance_suffix" -f "$dir/id_ed25519"
-  touch "$dir/known_hosts"
-  for name in "$@"; do
-    host=$(host_of "$name")
-    # Ansible's remote_tmp made as its user's own: a module sent by pipelining that makes it warns.
-    podman exec -i "$host" sh -ec 'umask 077; mkdir -p /root/.ssh /run/sshd /root/.ansible/tmp; cat > /root/.ssh/authorized_keys
-      ssh-keygen -q -A; pgrep -x sshd >/dev/null || /usr/sbin/sshd' < "$dir/id_ed25519.pub" || die "sshd did not start in $host"
-    address=$("$here/nodes.sh" address "$name")
-    echo "$address" > "$dir/$name.address"
-    # A host started again in place of another may have the same address: its old key goes.
-    grep -v "^$address " "$dir/known_hosts" > "$dir/known_hosts.part" || true
-    echo "$address $(podman exec "$host" cat /etc/ssh/ssh_host_ed25519_key.pub | cut -d' ' -f1,2)" >> "$dir/known_hosts.part"
-    mv "$dir/known_hosts.part" "$dir/known_hosts"
-  done
+  local name pairs=()
+  for name in "$@"; do pairs+=("$name=$(host_of "$name")"); done
+  "$repo/tools/hostimage/ssh.sh" start "$run/ssh" "${pairs[@]}"
 }
 
 stop_ssh() {  # the connections Ansible left open to the hosts
-  local socket
-  for socket in "$run"/ssh/cp/*; do
-    if [ -S "$socket" ]; then ssh -o ControlPath="$socket" -O exit localcluster 2>/dev/null || true; fi
-  done
+  "$repo/tools/hostimage/ssh.sh" stop "$run/ssh"
 }
 
 # The local registry every image of the real nodes comes from. It listens on every address, as the
