@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for render mode: redact_secrets, manifest_filename and to_manifest_yaml."""
+"""Filters for render mode: redact_secrets, manifest_filename, to_manifest_yaml and manifest_file."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -64,6 +64,12 @@ def to_manifest_yaml(data):
                      allow_unicode=True, explicit_start=True)
 
 
+def manifest_file(manifest):
+    """The file render mode writes an object to, as fluidops.accel.render_files takes it."""
+    return {"name": manifest_filename(manifest), "content": to_manifest_yaml(manifest)}
+
+
 class FilterModule(object):
     def filters(self):
-        return {"redact_secrets": redact_secrets, "manifest_filename": manifest_filename, "to_manifest_yaml": to_manifest_yaml}
+        return {"redact_secrets": redact_secrets, "manifest_filename": manifest_filename, "to_manifest_yaml": to_manifest_yaml,
+                "manifest_file": manifest_file}

@@ -25,6 +25,7 @@ from ansible_collections.fluidops.accel.plugins.modules import (
     fluid_dataset_info,
     gpu_node_labels,
     mpijob,
+    render_files,
 )
 
 try:
@@ -99,6 +100,54 @@ def test_benchmark_report_writes_its_files_and_warns_through_nothing_but_module_
     with patch_module_args({"dest": str(tmp_path), "runs": [{"duration_seconds": 1}]}), pytest.raises(Failed) as failed:
         benchmark_report.main()
     assert failed.value.result["msg"].startswith("runs must list at least one run, each with a label")
+
+
+def run_render_files(args, check=False, diff=False):
+    """render_files' result for ``args``; ``check`` and ``diff`` as ansible-playbook's --check, --diff."""
+    options = dict(args, _ansible_check_mode=check, _ansible_diff=diff)
+    with patch_module_args(options), pytest.raises(Exit) as outcome:
+        render_files.main()
+    return outcome.value.result
+
+
+def test_render_files_writes_what_changed_and_nothing_in_check_mode(tmp_path):
+    dest = tmp_path / "rendered"
+    files = [{"name": "a.yaml", "content": "---\na: 1\n"}, {"name": "b.yaml", "content": "---\nb: 2\n"}]
+    paths = [str(dest / "a.yaml"), str(dest / "b.yaml")]
+    planned = run_render_files({"dest": str(dest), "files": files}, check=True, diff=True)
+    assert (planned["changed"], planned["changed_files"], planned["files"]) == (True, paths, paths)
+    assert [entry["after"] for entry in planned["diff"]] == ["---\na: 1\n", "---\nb: 2\n"] and not dest.exists()
+    written = run_render_files({"dest": str(dest), "files": files})
+    assert written["changed_files"] == paths
+    assert {name: (dest / name).read_text() for name in os.listdir(dest)} == {"a.yaml": "---\na: 1\n", "b.yaml": "---\nb: 2\n"}
+    assert {oct(os.stat(path).st_mode & 0o777) for path in paths} == {"0o644"}
+    again = run_render_files({"dest": str(dest), "files": files}, diff=True)
+    assert (again["changed"], again["changed_files"], again["diff"]) == (False, [], [])
+    # One file's content and the other's mode differ: each is put right, and check mode only says so.
+    os.chmod(paths[1], 0o600)
+    edited = [files[0], dict(files[1], content="---\nb: 3\n")]
+    (dest / "a.yaml").write_text("---\na: 0\n")
+    planned = run_render_files({"dest": str(dest), "files": edited}, check=True)
+    assert planned["changed_files"] == paths and (dest / "a.yaml").read_text() == "---\na: 0\n"
+    assert oct(os.stat(paths[1]).st_mode & 0o777) == "0o600"
+    fixed = run_render_files({"dest": str(dest), "files": edited})
+    assert fixed["changed_files"] == paths and (dest / "b.yaml").read_text() == "---\nb: 3\n"
+    assert {oct(os.stat(path).st_mode & 0o777) for path in paths} == {"0o644"}
+    assert sorted(os.listdir(dest)) == ["a.yaml", "b.yaml"]  # no temporary file left
+
+
+@pytest.mark.parametrize("name, message", [
+    ("../a.yaml", "files: each name is a file name in dest"),
+    ("sub/a.yaml", "files: each name is a file name in dest"),
+    ("", "files: each name is a file name in dest"),
+    ("same.yaml", "files: each name is given once; more than once: same.yaml"),
+])
+def test_render_files_refuses_a_name_outside_dest_or_given_twice(tmp_path, name, message):
+    files = [{"name": name, "content": "x"}, {"name": "same.yaml", "content": "y"}]
+    with patch_module_args({"dest": str(tmp_path / "out"), "files": files}), pytest.raises(Failed) as failed:
+        render_files.main()
+    assert failed.value.result["msg"].startswith(message), failed.value.result["msg"]
+    assert not (tmp_path / "out").exists()
 
 
 class Instance(dict):
