@@ -27,15 +27,6 @@ import json
 import os
 import re
 
-try:
-    import jsonschema
-    from jsonschema import validators
-
-    JSONSCHEMA_IMPORT_ERROR = None
-except ImportError as exc:  # reported when a check runs, not when Ansible loads the plugins
-    jsonschema = validators = None
-    JSONSCHEMA_IMPORT_ERROR = exc
-
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 REDACTED = "<redacted>"
 QUANTITY_HELP = "is not a Kubernetes quantity such as 100Gi, 1.5G or 500M"
@@ -83,13 +74,22 @@ class SchemaCheckError(Exception):
     """The check cannot run (no jsonschema, unreadable schemas, not a list of objects)."""
 
 
-def _require_jsonschema():
-    if JSONSCHEMA_IMPORT_ERROR is not None:
-        raise SchemaCheckError("the schema checks need the Python package jsonschema on the controller "
-                               "(meta/ee-requirements.txt): %s" % JSONSCHEMA_IMPORT_ERROR)
-
-
 _cache = {}
+
+
+def _jsonschema():
+    """The jsonschema package, imported when a check first runs: Ansible imports the filters that
+    use this module again in each task's process, and jsonschema's import costs more CPU than most
+    tasks; a missing package is reported then, not when Ansible loads the plugins."""
+    if "jsonschema" not in _cache:
+        try:
+            import jsonschema  # pylint: disable=import-outside-toplevel
+            import jsonschema.validators  # pylint: disable=import-outside-toplevel
+        except ImportError as exc:
+            raise SchemaCheckError("the schema checks need the Python package jsonschema on the controller "
+                                   "(meta/ee-requirements.txt): %s" % exc) from exc
+        _cache["jsonschema"] = jsonschema
+    return _cache["jsonschema"]
 
 
 def index():
@@ -112,7 +112,7 @@ def _go_pattern(validator, pattern, instance, schema):
     if compiled is None:
         compiled = _cache[("pattern", pattern)] = re.compile(re.sub(r"(?<!\\)\$$", r"\\Z", pattern))
     if not compiled.search(instance):
-        yield jsonschema.ValidationError("%r does not match %r" % (instance, pattern))
+        yield _jsonschema().ValidationError("%r does not match %r" % (instance, pattern))
 
 
 def validator(api_version, kind):
@@ -122,11 +122,11 @@ def validator(api_version, kind):
     if entry is None:
         return None
     if ("validator", key) not in _cache:
-        _require_jsonschema()
+        jsonschema = _jsonschema()
         with open(os.path.join(SCHEMAS, entry["file"]), encoding="utf-8") as handle:
             schema = json.load(handle)
         # Draft 4: the OpenAPI v2 and v3.0 schema objects the swagger and the CRDs use are based on it.
-        cls = validators.extend(jsonschema.Draft4Validator, {"pattern": _go_pattern})
+        cls = jsonschema.validators.extend(jsonschema.Draft4Validator, {"pattern": _go_pattern})
         _cache[("validator", key)] = cls(schema)
     return _cache[("validator", key)]
 
@@ -521,7 +521,7 @@ def problems(objects):
     object of an unknown kind does not get)."""
     if not isinstance(objects, (list, tuple)):
         raise SchemaCheckError("expected a list of Kubernetes objects, got %s" % type_name(objects))
-    _require_jsonschema()
+    _jsonschema()
     found = []
     for number, obj in enumerate(objects):
         if not isinstance(obj, dict):

@@ -4,6 +4,7 @@ apiserver and the controllers check in code; one readable line a problem, no Sec
 import copy
 import json
 import os
+import sys
 
 import pytest
 import yaml
@@ -352,6 +353,8 @@ def test_the_filter_takes_what_templating_gives_and_refuses_what_is_not_a_list()
 
 
 def test_without_jsonschema_the_check_says_what_to_install(monkeypatch):
-    monkeypatch.setattr(schema_check, "JSONSCHEMA_IMPORT_ERROR", ImportError("No module named 'jsonschema'"))
+    # As if it were not installed: an import of a module whose sys.modules entry is None fails.
+    monkeypatch.setattr(schema_check, "_cache", {})
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
     with pytest.raises(SchemaCheckError, match="need the Python package jsonschema on the controller"):
         problems([GOOD["v1/Pod"]])
