@@ -70,18 +70,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.fluidops.accel.plugins.module_utils.benchmark_report import chart, document, markdown
-
-
-def write(path, content, check_mode):
-    """Whether ``path`` changes (and, out of check mode, write it)."""
-    if os.path.exists(path):
-        with open(path, "rb") as handle:
-            if handle.read() == content:
-                return False
-    if not check_mode:
-        with open(path, "wb") as handle:
-            handle.write(content)
-    return True
+from ansible_collections.fluidops.accel.plugins.module_utils.files import update
 
 
 def main():
@@ -105,7 +94,7 @@ def main():
     files = [os.path.join(params["dest"], params["name"] + suffix) for suffix in (".md", ".json", ".png")]
     changed = False
     for path in files:
-        changed = write(path, contents[os.path.splitext(path)[1]], module.check_mode) or changed
+        changed = update(module, path, contents[os.path.splitext(path)[1]])[0] or changed
     module.exit_json(changed=changed, files=files, markdown=text)
 
 

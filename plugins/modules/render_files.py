@@ -64,31 +64,11 @@ changed_files:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
 
-
-def read(path):
-    """The file's bytes, or None when there is none."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
-def write(module, path, content):
-    """Writes ``content`` to ``path`` through a temporary file in its directory."""
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".render_files-")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-        module.atomic_move(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+from ansible_collections.fluidops.accel.plugins.module_utils.files import update
 
 
 def main():
@@ -114,13 +94,7 @@ def main():
     for item in module.params["files"]:
         path = os.path.join(dest, item["name"])
         content = to_bytes(item["content"], errors="surrogate_or_strict")
-        before = read(path)
-        changed = before != content
-        if changed and not module.check_mode:
-            write(module, path, content)
-        # In check mode a file not there yet has no mode to compare: it would be written with it.
-        if before is not None or not module.check_mode:
-            changed = module.set_mode_if_different(path, mode, changed)
+        changed, before = update(module, path, content, mode)
         paths.append(path)
         if changed:
             changed_files.append(path)

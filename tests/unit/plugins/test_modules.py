@@ -97,6 +97,15 @@ def test_benchmark_report_writes_its_files_and_warns_through_nothing_but_module_
     with patch_module_args({"dest": str(tmp_path), "runs": runs}), pytest.raises(Exit) as outcome:
         benchmark_report.main()
     assert outcome.value.result["changed"] and sorted(os.listdir(tmp_path)) == ["benchmark.json", "benchmark.md", "benchmark.png"]
+    # The same runs again change nothing; new ones in check mode are only reported.
+    with patch_module_args({"dest": str(tmp_path), "runs": runs}), pytest.raises(Exit) as outcome:
+        benchmark_report.main()
+    assert not outcome.value.result["changed"]
+    before = (tmp_path / "benchmark.md").read_bytes()
+    with patch_module_args({"dest": str(tmp_path), "runs": runs[:1], "_ansible_check_mode": True}), pytest.raises(Exit) as outcome:
+        benchmark_report.main()
+    assert outcome.value.result["changed"] and (tmp_path / "benchmark.md").read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["benchmark.json", "benchmark.md", "benchmark.png"]  # no temporary file left
     with patch_module_args({"dest": str(tmp_path), "runs": [{"duration_seconds": 1}]}), pytest.raises(Failed) as failed:
         benchmark_report.main()
     assert failed.value.result["msg"].startswith("runs must list at least one run, each with a label")
