@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # cpu_share.sh SHARES COMMAND...: COMMAND, and every process it starts, in a cpu cgroup of their
 # own weighing SHARES (a session's weighs 1024): when the cores are busy they go first to the
 # processes outside it, and it gets what they leave. nice cannot do this here: the kernel groups
