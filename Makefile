@@ -106,8 +106,8 @@ test: deps  ## everything CI runs
 	@echo "make test: all checks passed"
 
 # The checks, render-test, integration and molecule run in a cpu cgroup of their own that weighs an
-# eighth of a session (tools/cpu_share.sh): the real nodes' suite, the longest, has the cores it
-# asks for, and they take what it leaves. nice alone cannot: the kernel weighs each session alike
+# eighth of a session (tools/cpu_share.sh): when the cores are short, the real nodes' suite, the
+# longest, goes first, and they take what it leaves. nice alone cannot: the kernel weighs each session alike
 # (autogroups), and ansible-runner and podman start one per run (docs/testing.md). cluster-test
 # runs with a session's weight: its cluster's JVMs have fixed deadlines.
 beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (at a low cpu weight), then cluster-test
