@@ -105,13 +105,12 @@ test: deps  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-# The checks, render-test, integration and molecule run in a cpu cgroup of their own that weighs an
-# eighth of a session (tools/cpu_share.sh): when the cores are short, the real nodes' suite, the
-# longest, goes first, and they take what it leaves. nice alone cannot: the kernel weighs each session alike
-# (autogroups), and ansible-runner and podman start one per run (docs/testing.md). cluster-test
-# runs with a session's weight: its cluster's JVMs have fixed deadlines.
-beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (at a low cpu weight), then cluster-test
-	@tools/cpu_share.sh 128 nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
+# The checks, render-test, integration and molecule run niced (19). With the kernel's autogroups
+# nice orders processes only within a session, and ansible-runner and podman start one per run:
+# the real nodes' suite gets no more than its share of the cores (docs/testing.md). cluster-test
+# is not niced: its cluster's JVMs have fixed deadlines.
+beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
+	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
