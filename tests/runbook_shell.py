@@ -19,11 +19,8 @@ def environment(kubeconfig, tools, **variables):
     """The environment of the runbooks' commands: ``variables`` (the index's: INVENTORY, NS,
     DATASET...), the venv's ansible, and kubectl and helm as the local cluster's binaries, which
     are put in the directory ``tools``."""
-    kubectl = os.path.join(tools, "kubectl")
-    with open(kubectl, "w", encoding="utf-8") as handle:
-        handle.write('#!/bin/sh\nexec "%s" kubectl "$@"\n' % os.path.join(PARTS, "kube"))
-    os.chmod(kubectl, 0o755)
-    os.symlink(os.path.join(PARTS, "helm"), os.path.join(tools, "helm"))
+    for name in ("kubectl", "helm"):
+        os.symlink(os.path.join(PARTS, name), os.path.join(tools, name))
     path = os.pathsep.join([str(tools), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     return dict(os.environ, PATH=path, KUBECONFIG=kubeconfig, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                 ANSIBLE_NOCOLOR="1", **variables)

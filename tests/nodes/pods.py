@@ -10,7 +10,7 @@ import yaml
 from cluster_script import wait_until
 from playbook import PARTS
 
-KUBE = os.path.join(PARTS, "kube")
+KUBECTL = os.path.join(PARTS, "kubectl")
 # The local inventory's dataset (inventory/local), over the stand-in of ImageNet cluster.sh wrote.
 DATASET = "imagenet"
 BASELINE = "imagenet-baseline"  # inventory/local's ThinRuntime over the same bucket, with no cache
@@ -19,7 +19,7 @@ READ = "cd /data/%s/train && md5sum *" % DATASET
 
 
 def kubectl(kubeconfig, *args, stdin=None, check=True):
-    done = subprocess.run([KUBE, "kubectl", "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
+    done = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True,
                           text=True, check=False)
     assert not check or done.returncode == 0, "kubectl %s: %s%s" % (" ".join(args), done.stdout[-2000:], done.stderr)
     return done

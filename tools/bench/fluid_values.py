@@ -88,7 +88,7 @@ class Cluster:
         venv = open(os.path.join(cache, ".venv-path"), encoding="utf-8").read().strip()
         self.env = dict(os.environ, FLUIDOPS_CLUSTER_INSTANCE=INSTANCE, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
                         PATH=os.path.join(venv, "bin") + os.pathsep + os.environ["PATH"])
-        self.kube = os.path.join(cache, "localcluster", "kube")
+        self.kubectl_binary = os.path.join(cache, "localcluster", "kubectl")
         self.started = False
 
     def __enter__(self):
@@ -108,7 +108,7 @@ class Cluster:
             subprocess.run([CLUSTER, "down"], env=self.env, capture_output=True, check=False)
 
     def kubectl(self, *args, stdin=None):
-        return _run([self.kube, "kubectl", "--kubeconfig", self.kubeconfig, *args], self.env, stdin)
+        return _run([self.kubectl_binary, "--kubeconfig", self.kubeconfig, *args], self.env, stdin)
 
     def values_of(self, name):
         """Fluid's values for runtime ``name``, once its controller has written them."""

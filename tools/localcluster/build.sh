@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds or fetches the local cluster's parts into the cache, keyed by version, and prints
 # nothing else than progress on stderr. A second run finds everything and returns at once.
-#   kube      kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and etcd (kube/)
+#   kube      kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kubelet and kube-proxy
+#             in one binary, and kubectl on its own (kube/)
 #   kwok      simulated kubelets, go install sigs.k8s.io/kwok/cmd/kwok
 #   helm      go install helm.sh/helm/v3/cmd/helm, with its real version stamped in, and the
 #             helm-diff plugin (go install github.com/databus23/helm-diff/v3) in a plugin
@@ -62,17 +63,20 @@ if wants kube; then
   kube_key=$(cat "$here/kube/go.mod" "$here/kube/go.sum" "$here/kube/main.go" | sha256sum | cut -c1-10)
   kube_bin="$cache/kube-$KUBE_VERSION-$kube_key/kube"
   if [ ! -x "$kube_bin" ]; then
-    log "building kube $KUBE_VERSION (apiserver, controller-manager, scheduler, kubectl, etcd): first run only, 10-20 min on 2 cores"
+    log "building kube $KUBE_VERSION (apiserver, controller-manager, scheduler, etcd, kubelet, kube-proxy) and kubectl: first run only, 10-20 min on 2 cores"
     minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
     ldflags="-s -w"
     for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
       # Without these /version reports v0.0.0-master and Helm charts comparing versions (Fluid's) break.
       ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
     done
-    (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" .)
+    (cd "$here/kube" && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.part" . \
+      && timed go build -trimpath -ldflags "$ldflags" -o "$kube_bin.kubectl" k8s.io/kubernetes/cmd/kubectl)
+    mv "$kube_bin.kubectl" "$(dirname "$kube_bin")/kubectl"
     mv "$kube_bin.part" "$kube_bin"
   fi
   link "$kube_bin" "$cache/kube"
+  link "$(dirname "$kube_bin")/kubectl" "$cache/kubectl"
 fi
 
 if wants kwok; then

@@ -36,7 +36,7 @@ export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 log() { printf '[localcluster] %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 kube() { "$cache/kube" "$@"; }
-kubectl() { "$cache/kube" kubectl --kubeconfig "$kubeconfig" "$@"; }
+kubectl() { "$cache/kubectl" --kubeconfig "$kubeconfig" "$@"; }
 
 # A component that exited is not running, even while it is a zombie: nothing here reaps the
 # processes whose starter has gone, and kill -0 succeeds on those.

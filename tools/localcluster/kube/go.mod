@@ -1,16 +1,17 @@
 // One binary for the local cluster's real Kubernetes parts (kube-apiserver, kube-controller-manager,
-// kube-scheduler, kubectl, the nodes' kubelet and kube-proxy) and etcd, built from the published
-// modules. k8s.io/kubernetes points its staging modules at ./staging with replace lines, so they
-// are pinned here to the matching v0.x.
+// kube-scheduler, the nodes' kubelet and kube-proxy) and etcd, and kubectl on its own (the tool
+// below), built from the published modules. k8s.io/kubernetes points its staging modules at
+// ./staging with replace lines, so they are pinned here to the matching v0.x.
 module fluidops.local/localcluster/kube
 
 go 1.24.0
+
+tool k8s.io/kubernetes/cmd/kubectl
 
 require (
 	github.com/spf13/cobra v1.8.1
 	go.etcd.io/etcd/server/v3 v3.5.21
 	k8s.io/component-base v0.33.13
-	k8s.io/kubectl v0.33.13
 	k8s.io/kubernetes v1.33.13
 )
 
@@ -189,6 +190,7 @@ require (
 	k8s.io/kube-openapi v0.0.0-20250318190949-c8a335a9a2ff // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
+	k8s.io/kubectl v0.33.13 // indirect
 	k8s.io/kubelet v0.33.13 // indirect
 	k8s.io/metrics v0.33.13 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect
