@@ -4,8 +4,9 @@
 //
 // One binary links the shared Kubernetes code once, which halves build time and disk. The node
 // hosts run the same binary as their kubelet and kube-proxy. kubectl is built on its own
-// (k8s.io/kubernetes/cmd/kubectl, tools/localcluster/build.sh): it runs thousands of times, and
-// in here each run would start every component's packages (0.18 CPU-seconds a call, against 0.06).
+// (k8s.io/kubernetes/cmd/kubectl, tools/localcluster/build.sh): the tests and scripts run it some
+// hundreds of times, and in here each run would start every component's packages (0.18
+// CPU-seconds a call, against 0.06).
 package main
 
 import (
