@@ -16,7 +16,7 @@ from kubernetes import client
 
 from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wait_until
 from playbook import PARTS, REPO, run_playbook
-from pods import BASELINE, DATASET, KUBECTL, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
+from pods import BASELINE, DATASET, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
 from runbook_shell import run
 
 
@@ -35,10 +35,8 @@ def test_each_kubelet_may_change_only_its_own_node(kubeconfig):
     """Node authorization: gpu-node-1's credentials patch gpu-node-1, and are refused gpu-node-2."""
     own = os.path.join(RUN, "nodes", "gpu-node-1", "kubelet.kubeconfig")
     patch = json.dumps({"metadata": {"annotations": {"fluidops.test/touched": "yes"}}})
-    assert subprocess.run([KUBECTL, "--kubeconfig", own, "patch", "node", "gpu-node-1", "-p", patch],
-                          capture_output=True, text=True, check=False).returncode == 0
-    refused = subprocess.run([KUBECTL, "--kubeconfig", own, "patch", "node", "gpu-node-2", "-p", patch],
-                             capture_output=True, text=True, check=False)
+    assert kubectl(own, "patch", "node", "gpu-node-1", "-p", patch, check=False).returncode == 0
+    refused = kubectl(own, "patch", "node", "gpu-node-2", "-p", patch, check=False)
     assert refused.returncode != 0 and "forbidden" in refused.stderr.lower(), refused.stderr
     kubectl(kubeconfig, "annotate", "node", "gpu-node-1", "fluidops.test/touched-")
 
