@@ -27,6 +27,10 @@ RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime", "thin": "ThinR
 CACHELESS = ("thin",)
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 PLACEMENTS = ("Exclusive", "Shared")
+# The JVMs a tuning profile's jvm_options name, and the chart value each sets: `all` is the charts'
+# top-level jvmOptions (ALLUXIO_JAVA_OPTS), which every Alluxio process takes, job master and job
+# worker included.
+JVM_COMPONENTS = ("master", "worker", "fuse", "all")
 ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadOnlyOnce", "ReadWriteOncePod")
 # The object stores whose keys a mount takes from a Secret: the mount points' schemes, the mount's
 # field that names the Secret, the variable that defines such Secrets, and the Alluxio properties
@@ -207,12 +211,24 @@ def merge_profile(runtime, profiles, prefix):
         merged[key] = dict(typed(profile.get(key), dict, "tuning profile %s: %s" % (name, key), default={}))
         merged[key].update(typed(runtime.get(key), dict, prefix + key, default={}))
     for component, options in sorted(merged["jvm_options"].items()):
+        _require(component in JVM_COMPONENTS, "%sjvm_options has %s, which is not one of %s"
+                 % (prefix, component, ", ".join(JVM_COMPONENTS)))
         typed(options, list, "%sjvm_options.%s" % (prefix, component))
     if runtime.get("fuse_args") is not None:
         fuse_args = typed(runtime["fuse_args"], list, prefix + "fuse_args")
     else:
         fuse_args = typed(profile.get("fuse_args"), list, "tuning profile %s: fuse_args" % name)
     return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args
+
+
+def jvm_values(jvm):
+    """The chart values (an AlluxioRuntime's spec has the same fields) of merged ``jvm_options``."""
+    values = {}
+    for component in JVM_COMPONENTS:
+        if jvm.get(component):
+            target = values if component == "all" else values.setdefault(component, {})
+            target["jvmOptions"] = list(jvm[component])
+    return values
 
 
 def tolerations_of(taints, where):
@@ -303,9 +319,7 @@ def _runtime(runtime, where, meta, context, warnings):
             spec["data"] = {"replicas": runtime["data_replicas"]}
         if properties:
             spec["properties"] = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in properties.items()}
-        for component in ("master", "worker", "fuse"):
-            if jvm.get(component):
-                spec.setdefault(component, {})["jvmOptions"] = list(jvm[component])
+        spec.update(jvm_values(jvm))
     else:
         _require(len(levels) == 1, "%s.tiers has %d levels: JindoRuntime takes one" % (where, len(levels)))
         spec["tieredstore"] = {"levels": levels}

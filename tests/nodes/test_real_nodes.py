@@ -215,21 +215,28 @@ def java_argv(kubeconfig, pod_name, container):
 
 
 def alluxio_processes(kubeconfig):
-    """{master, worker, fuse: argv} of the dataset's Alluxio pods."""
+    """{master, worker, fuse, job_master, job_worker: argv} of the dataset's Alluxio pods."""
     fuse_pod = next(iter(fuse_pods(kubeconfig).values()))["metadata"]["name"]
     return {"master": java_argv(kubeconfig, DATASET + "-master-0", "alluxio-master"),
-            "worker": java_argv(kubeconfig, DATASET + "-worker-0", "alluxio-worker"), "fuse": java_argv(kubeconfig, fuse_pod, "alluxio-fuse")}
+            "worker": java_argv(kubeconfig, DATASET + "-worker-0", "alluxio-worker"), "fuse": java_argv(kubeconfig, fuse_pod, "alluxio-fuse"),
+            "job_master": java_argv(kubeconfig, DATASET + "-master-0", "alluxio-job-master"),
+            "job_worker": java_argv(kubeconfig, DATASET + "-worker-0", "alluxio-job-worker")}
 
 
 def test_alluxio_runs_with_the_tuning_profile_s_settings_in_its_processes(kubeconfig, fluid):  # pylint: disable=unused-argument
     """The dataset's dl-training profile (roles/fluidops/defaults/main/tuning_profiles.yml), read
     from the running JVMs' command lines, not from the manifests: every property in each process
     (Fluid's chart passes them as -D options), each component's JVM options, the FUSE options, the
-    worker's tier."""
+    worker's tier; and the local inventory's JVM options for all, in the job master and job worker too."""
     with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:
         profile = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]["dl-training"]
+    with open(os.path.join(REPO, "inventory", "local", "group_vars", "all", "deployment.yml"), encoding="utf-8") as handle:
+        [every] = [item["runtime"]["jvm_options"]["all"] for item in yaml.safe_load(handle)["datasets_list"] if item["name"] == DATASET]
 
     processes = alluxio_processes(kubeconfig)
+    for component, main_class in (("job_master", "alluxio.master.AlluxioJobMaster"), ("job_worker", "alluxio.worker.AlluxioJobWorker")):
+        assert main_class in processes[component], (component, processes[component])
+    assert {component: [option for option in every if option not in argv] for component, argv in processes.items()} == dict.fromkeys(processes, [])
     for component, main_class in (("master", "alluxio.master.AlluxioMaster"), ("worker", "alluxio.worker.AlluxioWorker"),
                                   ("fuse", "alluxio.fuse.AlluxioFuse")):
         argv = processes[component]

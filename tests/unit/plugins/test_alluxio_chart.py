@@ -52,6 +52,12 @@ def test_single_keys_override_the_profile():
     assert values["fuse"]["mountOptions"] == "allow_other,kernel_cache,attr_timeout=600"
 
 
+def test_jvm_options_for_all_are_the_chart_s_top_level_ones():
+    values = build_values(params(jvm_options={"all": ["-XX:TieredStopAtLevel=1"]}))["values"]
+    assert values["jvmOptions"] == ["-XX:TieredStopAtLevel=1"]
+    assert values["fuse"]["jvmOptions"][0] == "-Xmx16G" and values["fuse"]["mountPoint"]
+
+
 def test_unknown_property_warns_and_goes_through():
     built = build_values(params(properties={"alluxio.user.client.cache.sizee": "1GB"}))
     assert built["values"]["properties"]["alluxio.user.client.cache.sizee"] == "1GB"
@@ -85,6 +91,7 @@ def test_unknown_property_warns_and_goes_through():
     ({"tiers": {"medium": "MEM"}}, "alluxio_tiers must be a list, got a mapping"),
     ({"root_ufs_options": "fs.oss.endpoint=x"}, "alluxio_root_ufs_options must be a mapping, got a string"),
     ({"jvm_options": {"master": "-Xmx2g"}}, "alluxio_jvm_options.master must be a list, got a string (-Xmx2g)"),
+    ({"jvm_options": {"proxy": ["-Xmx1g"]}}, "alluxio_jvm_options has proxy, which is not one of master, worker, fuse, all"),
 ])
 def test_bad_values_name_the_variable(overrides, message):
     with pytest.raises(DatasetError) as error:

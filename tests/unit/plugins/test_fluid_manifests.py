@@ -68,6 +68,14 @@ def test_profile_then_single_key_overrides():
     assert runtime["worker"]["jvmOptions"][0] == "-Xmx12G"
 
 
+def test_jvm_options_for_all_are_the_runtime_s_own_and_the_profile_s_stay():
+    # Fluid passes spec.jvmOptions to every Alluxio process (ALLUXIO_JAVA_OPTS), job master and job worker too.
+    runtime = build_dataset(pvc_dataset(profile="dl-training", jvm_options={"all": ["-XX:TieredStopAtLevel=1"]}), 0,
+                            CONTEXT)["manifests"][1]["spec"]
+    assert runtime["jvmOptions"] == ["-XX:TieredStopAtLevel=1"]
+    assert runtime["master"]["jvmOptions"][0] == "-Xmx6G" and runtime["fuse"]["jvmOptions"][0] == "-Xmx16G"
+
+
 @pytest.mark.parametrize("item, message", [
     (pvc_dataset(tiers=[{"medium": "NVME", "path": "/x", "quota": "1Gi"}]), "runtime.tiers[0].medium=NVME is not one of MEM, SSD, HDD"),
     (pvc_dataset(tiers=[{"medium": "SSD", "path": "/x", "quota": "lots"}]), "runtime.tiers[0].quota=lots is not a quantity"),
@@ -104,6 +112,8 @@ def test_profile_then_single_key_overrides():
     (dict(pvc_dataset(), mounts="pvc://nfs-imagenet"), "datasets_list[0] (fluid-imagenet).mounts must be a list, got a string"),
     (pvc_dataset(fuse_args="fuse --fuse-opts=kernel_cache"), "runtime.fuse_args must be a list, got a string"),
     (pvc_dataset(jvm_options={"fuse": "-Xmx16G"}), "runtime.jvm_options.fuse must be a list, got a string (-Xmx16G)"),
+    (pvc_dataset(jvm_options={"job_master": ["-Xmx1G"]}),
+     "runtime.jvm_options has job_master, which is not one of master, worker, fuse, all"),
     (pvc_dataset(properties=["alluxio.user.file.readtype.default=CACHE"]), "runtime.properties must be a mapping, got a list"),
     (pvc_dataset(tiers=["MEM"]), "runtime.tiers[0] must be a mapping, got a string (MEM)"),
     # The standalone chart's FUSE rules hold for a runtime's fuse args too.
