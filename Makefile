@@ -105,9 +105,9 @@ test: deps  ## everything CI runs
 	@$(MAKE) --no-print-directory --output-sync=target -j2 nodes-test beside-nodes-test
 	@echo "make test: all checks passed"
 
-# The checks, render-test, integration and molecule run niced (19). With the kernel's autogroups
-# nice orders processes only within a session, and ansible-runner and podman start one per run:
-# the real nodes' suite gets no more than its share of the cores (docs/testing.md). cluster-test
+# The checks, render-test, integration and molecule run niced (19): they take the cores the real
+# nodes' suite leaves. The kernel schedules each session as a group (autogroups) and ansible-runner
+# starts one per run: tools/run.py gives that group the run's nice (docs/testing.md). cluster-test
 # is not niced: its cluster's JVMs have fixed deadlines.
 beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
 	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule

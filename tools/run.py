@@ -52,13 +52,32 @@ RECORDED_ENV = {"ANSIBLE_CONFIG", "ANSIBLE_STDOUT_CALLBACK", "ORIGINAL_STDOUT_CA
                 "AWX_ISOLATED_DATA_DIR", "RUNNER_OMIT_EVENTS", "RUNNER_ONLY_FAILED_EVENTS", "PATH"}
 
 
+def _session_keeps_nice():
+    """In ansible-playbook's process, before it starts: pexpect's pty made it a session of its own,
+    which a kernel with autogroups (sched(7)) schedules as one group of nice 0, whatever the nice of
+    its processes. The group takes theirs, so that a niced run (make test's beside the real nodes')
+    gives way to the others as nice says."""
+    niceness = os.getpriority(os.PRIO_PROCESS, 0)
+    if niceness:
+        try:
+            with open("/proc/self/autogroup", "w", encoding="ascii") as handle:
+                handle.write(str(niceness))
+        except OSError:
+            pass  # a kernel without autogroups, where nice works as it is
+
+
 class _SpawnReadToItsEnd(pexpect.spawn):
     """ansible-runner's pexpect.spawn, whose last read of an ended ansible-playbook goes on while
     output still comes. ansible-runner 2.4.3 gives that read 5 s in all (runner.py, after its read
     loop; ansible/ansible-runner#1343, open): a run starved of CPU (a build beside it, nice) lost
-    the events still in the pty and ended with rc None, though ansible-playbook had exited 0."""
+    the events still in the pty and ended with rc None, though ansible-playbook had exited 0.
+    ansible-playbook's session keeps its nice (_session_keeps_nice)."""
 
     bytes_read = 0
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("preexec_fn", _session_keeps_nice)
+        super().__init__(*args, **kwargs)
 
     def read_nonblocking(self, size=1, timeout=-1):
         data = super().read_nonblocking(size, timeout)

@@ -139,3 +139,15 @@ def test_a_run_whose_reader_falls_behind_gets_every_event_and_its_exit_code(tmp_
                                                     quiet=True, event_handler=slow))
     assert (runner.status, runner.rc) == ("successful", 0)
     assert seen.count("runner_on_ok") == 8 and seen[-1] == "playbook_on_stats", seen
+
+
+def test_a_niced_run_s_session_keeps_its_nice():
+    """pexpect makes ansible-playbook a session of its own, which the kernel schedules as a group of
+    nice 0 (autogroups): a niced run's group takes the run's nice. Two values, set outright (make
+    test runs this niced already)."""
+    probe = ("import os, sys; sys.path.insert(0, %r); os.setpriority(os.PRIO_PROCESS, 0, int(sys.argv[1])); import run; "
+             "child = run.ansible_runner.runner.pexpect.spawn('cat', ['/proc/self/autogroup'], encoding='ascii'); "
+             "print(child.read().strip())") % os.path.dirname(run.__file__)
+    groups = {niceness: subprocess.run([sys.executable, "-c", probe, str(niceness)], check=True, capture_output=True, text=True).stdout.strip()
+              for niceness in (7, 12)}
+    assert groups[7].endswith(" nice 7") and groups[12].endswith(" nice 12"), groups
