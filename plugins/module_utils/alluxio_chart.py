@@ -28,8 +28,8 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     build_tier,
     check_fuse_options,
     fuse_mount_options,
-    jvm_values,
     merge_profile,
+    set_jvm_options,
     store_of,
     typed,
 )
@@ -131,11 +131,7 @@ def build_values(params):
         merged["alluxio.site.conf.dir"] = _secret_dir(secret)
     if fuse_env:
         values["fuse"]["env"] = {key: str(value) for key, value in sorted(fuse_env.items())}
-    jvm = jvm_values(jvm)
-    if "jvmOptions" in jvm:
-        values["jvmOptions"] = jvm.pop("jvmOptions")
-    for component, options in jvm.items():
-        values.setdefault(component, {}).update(options)
+    set_jvm_options(values, jvm)
     if typed(params.get("node_selector"), dict, "alluxio_node_selector"):
         values["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}
     return {"values": values, "warnings": warnings, "store": store or "", "secret": secret}

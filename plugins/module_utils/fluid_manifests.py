@@ -221,14 +221,13 @@ def merge_profile(runtime, profiles, prefix):
     return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args
 
 
-def jvm_values(jvm):
-    """The chart values (an AlluxioRuntime's spec has the same fields) of merged ``jvm_options``."""
-    values = {}
+def set_jvm_options(values, jvm):
+    """Puts merged ``jvm_options`` into chart values or an AlluxioRuntime's spec, which have the same
+    fields: each component's under its key, ``all``'s at the top."""
     for component in JVM_COMPONENTS:
         if jvm.get(component):
             target = values if component == "all" else values.setdefault(component, {})
             target["jvmOptions"] = list(jvm[component])
-    return values
 
 
 def tolerations_of(taints, where):
@@ -319,7 +318,7 @@ def _runtime(runtime, where, meta, context, warnings):
             spec["data"] = {"replicas": runtime["data_replicas"]}
         if properties:
             spec["properties"] = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in properties.items()}
-        spec.update(jvm_values(jvm))
+        set_jvm_options(spec, jvm)
     else:
         _require(len(levels) == 1, "%s.tiers has %d levels: JindoRuntime takes one" % (where, len(levels)))
         spec["tieredstore"] = {"levels": levels}
