@@ -30,11 +30,12 @@ def dataset(api, name):
 def test_site_warms_the_cache_to_the_threshold_and_shows_its_progress(api, site_run):
     assert site_run.returncode == 0, site_run.output[-3000:]
     output = site_run.output
-    # Progress lines while the DataLoad runs, each with the dataset's cached percentage, never
-    # falling. Fluid looks at the loader's Job every 20 s, so there is one at least; how far along
-    # each is depends on the machine (the loader fills 9 MiB in seconds).
-    seen = [float(p) for p in re.findall(r"DataLoad imagenet-warmup \S+, dataset imagenet ([0-9.]+)% cached", output)]
-    assert seen and seen == sorted(seen), output
+    # Progress lines while the DataLoad runs, each with the dataset's cached percentage. Fluid looks
+    # at the loader's Job every 20 s, so there is one at least; how far along each is depends on the
+    # machine (the loader fills 9 MiB in seconds). The figures need not rise: Alluxio counts the room
+    # a worker holds for blocks still being written as used (144.4 % was seen mid-load, then 100.0 %).
+    seen = re.findall(r"DataLoad imagenet-warmup \S+, dataset imagenet ([0-9.]+)% cached", output)
+    assert seen, output
     assert "imagenet: DataLoad Complete" in folded(output)
     assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) == 100
 
