@@ -268,7 +268,7 @@ def unsettled(summary, threshold):
     """Below the threshold, or above 100 %: Alluxio counts the room its worker holds for blocks still
     being written as used, so a figure read during the load can pass 100 % (144.4 % of 9 MiB seen on
     the local cluster) and fall back once they are committed."""
-    return below(summary, threshold) or (threshold is not None and (summary["cached_percentage"] or 0.0) > 100.0)
+    return threshold is not None and not threshold <= (summary["cached_percentage"] or 0.0) <= 100.0
 
 
 def loader_log_tail(client, name, namespace, lines=5):
