@@ -21,8 +21,9 @@ description:
   - Fluid copies the cache states into the dataset only when the runtime controller reconciles, so the figure
     read at C(Complete) can be one taken before the load ended; below I(cached_percentage), the module follows
     the dataset for up to I(cache_refresh_timeout) seconds after the DataLoad completed before it fails.
-  - Above 100, the figure is followed the same way, as Alluxio counts the room a worker holds for blocks still being
-    written as used, so a figure read during the load can pass 100 and fall back once they are committed.
+  - A figure above 100 is followed within the same window, as Alluxio counts the room a worker holds for blocks still
+    being written as used, so a figure read during the load can pass 100 and fall back once they are committed;
+    one still above 100 when the window closes is taken as it is.
   - Returns the phase, the duration, the bytes loaded and the bytes loaded per second.
   - A C(Failed) DataLoad fails the task with the DataLoad's own conditions and the last lines of its loader pod's log.
   - The action plugin of the same name prints the DataLoad phase and the dataset's cached percentage every
