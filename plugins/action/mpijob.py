@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Action plugin for fluidops.accel.mpijob: prints the job's state and the last training step
-read from the launcher's log while the training runs (see plugin_utils/sliced_wait.py)."""
+"""Action plugin for fluidops.accel.mpijob: prints the job's state, the last training step read
+from the launcher's log and what holds a pod that has not started, while the training runs (see
+plugin_utils/sliced_wait.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -23,4 +24,5 @@ class ActionModule(SlicedWaitAction):
         throughput = outcome.get("throughput") or {}
         step = ", step %s at %s images/sec" % (throughput["last_step"], throughput["images_per_sec_at_last_step"]) \
             if throughput.get("last_step") else ""
-        return "MPIJob %s %s%s" % (params["definition"]["metadata"]["name"], outcome.get("state") or "pending", step)
+        held = "; waiting: " + "; ".join(outcome["waiting"]) if outcome.get("waiting") else ""
+        return "MPIJob %s %s%s%s" % (params["definition"]["metadata"]["name"], outcome.get("state") or "pending", step, held)

@@ -20,6 +20,11 @@ description:
     watch, then reads the launcher's log and returns the state, the duration and the throughput -
     images/sec at I(log_step) and at the last step, C(total images/sec), Accuracy @ 1/5.
   - A Failed job fails the task with its conditions and the launcher's last log lines.
+  - A worker pod that failed (its command could not start, or ended) fails the task at once, naming the pod, its
+    container's reason and message - mpi-operator v2beta1 does not replace it, so the job would otherwise wait
+    until I(wait_timeout) - and says what the workers need - an SSH server, which the launcher's mpirun reaches.
+  - What holds a pod that has not started (an image that cannot be pulled, a pod no node can take) is returned
+    as I(waiting), shown in the progress lines and named when the wait times out.
   - The action plugin of the same name prints the job's state and the last step read every I(progress_interval) seconds.
   - With I(state=absent) deletes the job (its pods go with it).
   - In check mode nothing is created and nothing waits.
@@ -93,6 +98,12 @@ conditions:
   description: The job's conditions.
   returned: always
   type: list
+waiting:
+  description: For each of the job's pods held before it starts, its name and what holds it - its containers'
+    waiting reasons but ContainerCreating and PodInitializing (with the kubelet's message), the scheduler's reason.
+  returned: when the job was created or read
+  type: list
+  elements: str
 timed_out:
   description: True when the wait ran out (only returned without failing when I(fail_on_timeout=false)).
   returned: always
@@ -161,11 +172,27 @@ def duration(job):
     return round((end - start).total_seconds(), 1)
 
 
-def launcher_log(client, name, namespace):
-    """(launcher pod name, its log) or (None, None) before the launcher exists."""
-    pod = client.newest_pod(namespace, "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % name)
-    if pod is None:
+JOB_LABEL = "training.kubeflow.org/job-name"
+ROLE_LABEL = "training.kubeflow.org/job-role"
+# Kubelet's reasons for a container that is on its way to start: not worth a word in the progress.
+STARTING = ("ContainerCreating", "PodInitializing")
+
+
+def job_pods(client, name, namespace):
+    pods, _unused = client.list("Pod", namespace, api_version="v1", label_selector="%s=%s" % (JOB_LABEL, name))
+    return pods
+
+
+def _role(pod, role):
+    return ((pod.get("metadata") or {}).get("labels") or {}).get(ROLE_LABEL) == role
+
+
+def launcher_log(client, pods, namespace):
+    """(the newest launcher pod's name, its log) or (None, None) before the launcher exists."""
+    launchers = [pod for pod in pods if _role(pod, "launcher")]
+    if not launchers:
         return None, None
+    pod = max(launchers, key=lambda p: p["metadata"].get("creationTimestamp") or "")
     if (pod.get("status") or {}).get("phase") == "Pending":
         return pod["metadata"]["name"], None
     container = pod["spec"]["containers"][0]["name"]
@@ -175,6 +202,59 @@ def launcher_log(client, name, namespace):
         if error.status != 400:  # the container has no log yet ("waiting to start", "no logs found")
             raise
         return pod["metadata"]["name"], None
+
+
+def workers_failed(job):
+    """How many of the job's workers mpi-operator counts as failed (status.replicaStatuses)."""
+    return ((((job or {}).get("status") or {}).get("replicaStatuses") or {}).get("Worker") or {}).get("failed") or 0
+
+
+def _short(text, limit=300):
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def failed_worker(pods):
+    """The first worker pod that failed, but for an eviction (mpi-operator fails the job for that
+    itself), as "<pod> (<container>: <reason>, exit code <n>: <message>)"; or None."""
+    for pod in sorted((p for p in pods if _role(p, "worker")), key=lambda p: p["metadata"]["name"]):
+        status = pod.get("status") or {}
+        if status.get("phase") != "Failed" or status.get("reason") == "Evicted":
+            continue
+        ends = ["%s: %s, exit code %s%s" % (c.get("name"), t.get("reason"), t.get("exitCode"),
+                                           ": " + _short(t.get("message")) if t.get("message") else "")
+                for c in status.get("containerStatuses") or [] for t in [(c.get("state") or {}).get("terminated") or {}] if t]
+        return "%s (%s)" % (pod["metadata"]["name"], "; ".join(ends) or _short(status.get("message")) or status.get("reason"))
+    return None
+
+
+def waiting(pods):
+    """What holds each of the job's pods that has not started: its containers' waiting reasons
+    other than starting (ImagePullBackOff, CreateContainerConfigError, ...) and the scheduler's
+    reason for a pod it cannot place."""
+    found = []
+    for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
+        status = pod.get("status") or {}
+        reasons = ["%s: %s" % (w.get("reason"), _short(w.get("message"), 160)) if w.get("message") else w.get("reason")
+                   for c in status.get("initContainerStatuses", []) + status.get("containerStatuses", [])
+                   for w in [(c.get("state") or {}).get("waiting") or {}] if w.get("reason") and w.get("reason") not in STARTING]
+        reasons += ["%s: %s" % (c.get("reason"), _short(c.get("message"), 160)) for c in status.get("conditions") or []
+                    if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason")]
+        if reasons:
+            found.append("%s %s" % (pod["metadata"]["name"], "; ".join(reasons)))
+    return found
+
+
+def cannot_start(namespace, name, definition, failed):
+    """Why the job will never start with a failed worker, and what to look at."""
+    workers = ((definition.get("spec") or {}).get("mpiReplicaSpecs") or {}).get("Worker") or {}
+    containers = ((workers.get("template") or {}).get("spec") or {}).get("containers") or [{}]
+    command = " ".join(containers[0].get("command") or []) or "their image's entrypoint"
+    return ("MPIJob %s/%s cannot start: worker %s failed. mpi-operator v2beta1 does not replace a failed worker, so the job "
+            "would wait to the end of its timeout: delete it (state=absent) once the workers are fixed. The workers run %s: "
+            "the launcher's mpirun reaches them over SSH, so their image needs the SSH server there (an image made for "
+            "Arena's older launcher, which started the ranks with kubectl exec, may have none: use Arena's launcher on a "
+            "cluster that runs Arena's operator, or an image with OpenSSH)" % (namespace, name, failed, command))
 
 
 def execute_module(module, client):
@@ -212,14 +292,17 @@ def execute_module(module, client):
 
     timed_out = False
     if params["wait"] and not module.check_mode and state_of(job) not in FINISHED:
-        found, done = wait_for(client, "MPIJob", namespace, [name], lambda obj: state_of(obj) in FINISHED,
+        # A failed worker ends the wait too: mpi-operator counts it in the job's status.
+        found, done = wait_for(client, "MPIJob", namespace, [name], lambda obj: state_of(obj) in FINISHED or workers_failed(obj),
                                params["wait_timeout"], api_version=API)
         job = found[name] or job
         timed_out = not done
 
-    launcher, log = launcher_log(client, name, namespace)
+    pods = job_pods(client, name, namespace)
+    launcher, log = launcher_log(client, pods, namespace)
     result = dict(changed=changed, state=state_of(job), duration_seconds=duration(job), launcher=launcher,
-                  conditions=((job.get("status") or {}).get("conditions") or []), timed_out=timed_out, mpijob=definition)
+                  conditions=((job.get("status") or {}).get("conditions") or []), timed_out=timed_out, mpijob=definition,
+                  waiting=waiting(pods))
     if log is not None:
         result["throughput"] = summary(log, params["log_step"])
     result["api_calls"] = len(client.calls)
@@ -229,9 +312,14 @@ def execute_module(module, client):
         module.fail_json(msg="MPIJob %s/%s Failed: %s; launcher %s's last lines:\n%s" % (
             namespace, name, "; ".join("%s: %s" % (c.get("reason"), c.get("message")) for c in result["conditions"]
                                        if c.get("type") == "Failed"), launcher, tail), **result)
+    failed = failed_worker(pods) if result["state"] not in FINISHED else None
+    if failed:
+        module.fail_json(msg=cannot_start(namespace, name, definition, failed), **result)
     if timed_out and params["fail_on_timeout"]:
-        module.fail_json(msg="%s: MPIJob %s/%s is %s" % (timed_out_after(params["wait_timeout"]), namespace, name,
-                                                         result["state"] or "not started"), **result)
+        module.fail_json(msg="%s: MPIJob %s/%s is %s%s" % (timed_out_after(params["wait_timeout"]), namespace, name,
+                                                           result["state"] or "not started",
+                                                           "; " + "; ".join(result["waiting"]) if result["waiting"] else ""),
+                         **result)
     module.exit_json(**result)
 
 

@@ -430,6 +430,57 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     assert not pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=worker" % job)
 
 
+# The launcher's command as mpi-operator's examples/v2beta1/tensorflow-benchmarks writes it: mpirun
+# without --tag-output, so no line says which rank printed it. The program and its settings are the
+# training image's (launch-example.sh's), from the job's environment.
+PLAIN_MPIRUN = (
+    "mpirun --allow-run-as-root -np 4 -bind-to none -map-by slot -x PATH -mca pml ob1 -mca btl ^openib "
+    "python3 -u /horovod-demo/tensorflow-demo/simulated_tf_cnn_benchmarks.py --model=resnet50 --variable_update=horovod "
+    "--data_name=imagenet --data_dir=$DATA_DIR --batch_size=$batch_size --num_batches=$num_batch "
+    "--display_every=$display_every --datasets_num_private_threads=$datasets_num_private_threads "
+    "--image_bytes=$image_bytes --gpu_images_per_sec=$gpu_images_per_sec")
+
+
+def test_the_plain_launcher_path_is_read_one_rank_a_step_line(kubeconfig, fluid, site_run):  # pylint: disable=unused-argument
+    """train.yml with the launcher's command as mpi-operator's own example writes it (no
+    --tag-output): the module reads the real untagged log, each step line one rank's, to the same
+    job-wide figures as the tagged path (4 ranks, 30 steps, within the SIMULATED GPUs' rate)."""
+    name = "plain-mpirun"
+    try:
+        run = run_playbook("playbooks/train.yml", extra_vars={"training_name": name, "training_command": PLAIN_MPIRUN})
+        assert run.returncode == 0, run.output[-3000:]
+        [result] = run.results(task="Run the training as an MPIJob and read its throughput")
+        throughput = result["res"]["throughput"]
+        assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, False, True), throughput
+        assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
+        [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % name)
+        log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout
+        assert "<stdout>" not in log and len(re.findall(r"^Input: .*read from %d files" % len(fluid), log, flags=re.M)) == 4, log[-3000:]
+    finally:
+        kubectl(kubeconfig, "delete", "mpijob", name, "--ignore-not-found", "--wait=true")
+
+
+def test_a_worker_whose_command_is_not_in_the_image_fails_the_training_at_once(kubeconfig, site_run):  # pylint: disable=unused-argument
+    """train.yml with workers whose command the image does not have, as an image made for Arena's
+    older launcher may have no sshd: containerd cannot start the worker, which mpi-operator v2beta1
+    does not replace (the launcher would never start). The task fails once mpi-operator counts the
+    failed worker, not at training_timeout, naming the pod and containerd's reason."""
+    name = "no-sshd"
+    command = "/usr/sbin/sshd-not-in-the-image"
+    try:
+        run = run_playbook("playbooks/train.yml", extra_vars={
+            "training_name": name, "training_workers": 1, "training_worker_command": [command, "-De"]})
+        assert run.returncode != 0, run.output[-3000:]
+        [result] = run.results(task="Run the training as an MPIJob and read its throughput")
+        outcome = result["res"]
+        assert not outcome["timed_out"], outcome
+        assert re.search(r"MPIJob \S+/%s cannot start: worker %s-worker-0 \(worker: StartError, exit code 128: .*%s.*no such file"
+                         % (name, name, command), outcome["msg"]), outcome["msg"]
+        assert "The workers run %s -De: the launcher's mpirun reaches them over SSH" % command in outcome["msg"]
+    finally:
+        kubectl(kubeconfig, "delete", "mpijob", name, "--ignore-not-found", "--wait=true")
+
+
 def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runbook_s_fix(
         kubeconfig, fluid, images, shell):
     """docs/runbooks/troubleshooting/fuse-pod-or-container-creating.md: the dataset's master

@@ -576,10 +576,12 @@ def test_bad_input_is_refused_with_what_is_allowed_before_any_api_client(module,
 
 JOB = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "resnet50", "namespace": "default"},
        "spec": {"slotsPerWorker": 4, "mpiReplicaSpecs": {"Worker": {"replicas": 2}}}}
+JOB_PODS = "training.kubeflow.org/job-name=resnet50"
 LAUNCHER = {"kind": "Pod", "metadata": {"name": "resnet50-launcher-x7k2p", "namespace": "default",
+                                        "labels": {"training.kubeflow.org/job-name": "resnet50",
+                                                   "training.kubeflow.org/job-role": "launcher"},
                                         "creationTimestamp": "2026-11-21T03:40:00Z"},
             "spec": {"containers": [{"name": "launcher"}]}, "status": {"phase": "Running"}}
-LAUNCHER_PODS = "training.kubeflow.org/job-name=resnet50,training.kubeflow.org/job-role=launcher"
 
 
 def job_conditions(*types):
@@ -608,7 +610,7 @@ def test_mpijob_creates_the_job_watches_it_and_reads_the_launchers_log(monkeypat
     result = run(mpijob, {"definition": JOB, "log_step": 100}, cluster, monkeypatch).result
     assert cluster.requests == [("GET", "MPIJob", "default", "resnet50"), ("POST", "MPIJob", "default", "resnet50"),
                                 ("GET", "MPIJob", "default", None), ("WATCH", "MPIJob", "default", "100"),
-                                ("GET", "Pod", "default", LAUNCHER_PODS), ("LOG", "Pod", "default", "resnet50-launcher-x7k2p")]
+                                ("GET", "Pod", "default", JOB_PODS), ("LOG", "Pod", "default", "resnet50-launcher-x7k2p")]
     created = cluster.objects[("MPIJob", "default", "resnet50")]
     assert created["spec"] == JOB["spec"] and created["metadata"]["annotations"] == {mpijob.HASH: mpijob.definition_hash(JOB)}
     assert result["changed"] and result["state"] == "Succeeded" and not result["timed_out"] and result["api_calls"] == 6
@@ -655,6 +657,64 @@ def test_mpijob_timeout_names_the_wait_and_the_state(monkeypatch):
     assert isinstance(outcome, Failed) and outcome.result["timed_out"]
     assert outcome.result["msg"] == "Timed out after 25s: MPIJob default/resnet50 is not started"
     assert [r[0] for r in cluster.requests] == ["GET", "POST", "GET", "WATCH", "WATCH", "GET"]
+
+
+def worker_pod(index, phase, **status):
+    return {"kind": "Pod", "metadata": {"name": "resnet50-worker-%d" % index, "namespace": "default",
+                                        "labels": {"training.kubeflow.org/job-name": "resnet50",
+                                                   "training.kubeflow.org/job-role": "worker"}},
+            "spec": {"containers": [{"name": "worker"}]}, "status": dict(status, phase=phase)}
+
+
+# containerd's words for a command the image does not have (runc, through the kubelet).
+NO_SSHD = ('failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: '
+           'unable to start container process: exec: "/usr/sbin/sshd": stat /usr/sbin/sshd: no such file or directory: unknown')
+
+
+def test_mpijob_a_failed_worker_ends_the_wait_and_fails_naming_it_and_what_workers_need(monkeypatch, fake_core_api):
+    # mpi-operator counts the failed worker in the job's status: that event ends the wait.
+    failed = worker_pod(1, "Failed", containerStatuses=[{"name": "worker", "state": {"terminated": {
+        "reason": "StartError", "exitCode": 128, "message": NO_SSHD}}}])
+    job = dict(JOB, spec=dict(JOB["spec"], mpiReplicaSpecs={"Worker": {"replicas": 2, "template": {"spec": {"containers": [
+        {"name": "worker", "command": ["/usr/sbin/sshd", "-De"]}]}}}}))
+    cluster = FakeCluster([worker_pod(0, "Running"), failed], events={"MPIJob": [
+        ("MODIFIED", {"name": "resnet50", "status": dict(job_conditions("Created"), replicaStatuses={"Worker": {"active": 1, "failed": 1}})})]})
+    outcome = run(mpijob, {"definition": job}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and not outcome.result["timed_out"] and outcome.result["state"] == "Created"
+    assert outcome.result["msg"] == (
+        "MPIJob default/resnet50 cannot start: worker resnet50-worker-1 (worker: StartError, exit code 128: %s) failed. "
+        "mpi-operator v2beta1 does not replace a failed worker, so the job would wait to the end of its timeout: delete it "
+        "(state=absent) once the workers are fixed. The workers run /usr/sbin/sshd -De: the launcher's mpirun reaches them "
+        "over SSH, so their image needs the SSH server there (an image made for Arena's older launcher, which started the "
+        "ranks with kubectl exec, may have none: use Arena's launcher on a cluster that runs Arena's operator, or an image "
+        "with OpenSSH)" % NO_SSHD)
+    assert [r[0] for r in cluster.requests] == ["GET", "POST", "GET", "WATCH", "GET"]
+
+
+def test_mpijob_an_evicted_worker_is_left_to_the_operator_which_fails_the_job(monkeypatch, fake_core_api):
+    evicted = worker_pod(0, "Failed", reason="Evicted", message="The node was low on resource: memory.")
+    cluster = FakeCluster([evicted], events={"MPIJob": [("MODIFIED", {"name": "resnet50", "status": dict(
+        job_conditions("Created", "Failed"), replicaStatuses={"Worker": {"failed": 1}})})]})
+    outcome = run(mpijob, {"definition": JOB}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert outcome.result["msg"].startswith("MPIJob default/resnet50 Failed: MPIJobFailed: MPIJob default/resnet50 is failed; ")
+
+
+def test_mpijob_timeout_names_what_holds_the_pods_that_have_not_started(monkeypatch):
+    clock = iter(range(0, 1000, 10))
+    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    pulling = worker_pod(0, "Pending", containerStatuses=[{"name": "worker", "state": {"waiting": {
+        "reason": "ImagePullBackOff", "message": 'Back-off pulling image "registry.local/training:1"'}}}])
+    creating = worker_pod(1, "Pending", containerStatuses=[{"name": "worker", "state": {"waiting": {"reason": "ContainerCreating"}}}])
+    unplaced = dict(worker_pod(2, "Pending", conditions=[{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                                          "message": "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."}]))
+    cluster = FakeCluster([pulling, creating, unplaced])
+    outcome = run(mpijob, {"definition": JOB, "wait_timeout": 25}, cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and outcome.result["timed_out"]
+    assert outcome.result["msg"] == (
+        'Timed out after 25s: MPIJob default/resnet50 is not started; resnet50-worker-0 ImagePullBackOff: Back-off pulling image '
+        '"registry.local/training:1"; resnet50-worker-2 Unschedulable: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu.')
+    assert outcome.result["waiting"] == outcome.result["msg"].split("; ", 1)[1].split("; ")
 
 
 def test_mpijob_timeout_without_failing_returns_the_state_and_a_launcher_without_a_log_yet(monkeypatch, fake_core_api):

@@ -100,14 +100,16 @@ def test_without_fail_on_timeout_the_state_after_the_whole_wait_is_returned(prin
 
 def test_mpijob_progress_shows_the_state_and_the_last_step_read(printed):
     throughput = {"last_step": 300, "images_per_sec_at_last_step": 5291.2}
-    module = Module([dict(changed=True, state="", timed_out=True, api_calls=5),
-                     dict(changed=False, state="Running", throughput=throughput, timed_out=True, api_calls=3),
+    module = Module([dict(changed=True, state="", timed_out=True, api_calls=5,
+                          waiting=["resnet50-worker-1 ImagePullBackOff: Back-off pulling image \"training:1\""]),
+                     dict(changed=False, state="Running", throughput=throughput, timed_out=True, api_calls=3, waiting=[]),
                      dict(changed=False, state="Succeeded", throughput=dict(throughput, last_step=1000), timed_out=False,
                           api_calls=4, waited=12)])
     result = run(mpijob.ActionModule, {"definition": JOB, "progress_interval": 60}, module)
     # No wait_timeout given: the module's default (14400 s) bounds the whole wait.
     assert [args["wait_timeout"] for _unused, args in module.calls] == [60, 60, 60]
-    assert printed == ["  Warm the cache: MPIJob resnet50 pending (60s)",
+    assert printed == ["  Warm the cache: MPIJob resnet50 pending; waiting: resnet50-worker-1 ImagePullBackOff: Back-off pulling "
+                       "image \"training:1\" (60s)",
                        "  Warm the cache: MPIJob resnet50 Running, step 300 at 5291.2 images/sec (120s)"]
     assert result["changed"] and result["state"] == "Succeeded" and result["throughput"]["last_step"] == 1000
     assert (result["seconds"], result["api_calls"]) == (132.0, 12)
