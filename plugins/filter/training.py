@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for the training job: the MPIJob manifest, Arena's arguments, DATA_DIR, and the
-tf_cnn_benchmarks log reader."""
+"""Filters for the training job: the MPIJob manifest, Arena's arguments, DATA_DIR, whether the
+cluster serves the launcher's job, and the tf_cnn_benchmarks log reader."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -41,6 +41,11 @@ def training_job(params, gpu_nodes):
     return {"mpijob": job, "arena_args": training.arena_submit_args(params), "data_dir": params["data_dir"]}
 
 
+def training_launcher_problems(launcher, mpijob_crd=None):
+    """Why the cluster cannot run the job the launcher creates (its CRD mpijobs.kubeflow.org, or None)."""
+    return training.launcher_problems(launcher, mpijob_crd)
+
+
 def tf_cnn_benchmarks_log(text, step=1000):
     """Images/sec at ``step`` and at the last step, total images/sec and accuracy, from a log."""
     return summary(text or "", int(step))
@@ -48,4 +53,5 @@ def tf_cnn_benchmarks_log(text, step=1000):
 
 class FilterModule(object):
     def filters(self):
-        return {"training_job": _checked(training_job), "tf_cnn_benchmarks_log": tf_cnn_benchmarks_log}
+        return {"training_job": _checked(training_job), "training_launcher_problems": training_launcher_problems,
+                "tf_cnn_benchmarks_log": tf_cnn_benchmarks_log}

@@ -71,6 +71,31 @@ def check(params, gpu_nodes):
     typed(params.get("tolerations"), list, "training_tolerations")
 
 
+# The versions of the MPIJob kind (CRD mpijobs.kubeflow.org) and who serves each: they share the
+# CRD's name, so a cluster runs one of them.
+MPIJOB_SERVERS = {"v1alpha1": "Arena's MPIJob operator", "v1alpha2": "mpi-operator before 0.3",
+                  "v1": "the Kubeflow training operator", "v2beta1": "mpi-operator"}
+
+
+def launcher_problems(launcher, mpijob_crd):
+    """Why the cluster cannot run the job that ``launcher`` creates, from its CRD mpijobs.kubeflow.org
+    (None when it has none). Arena's launcher submits through its CLI, which its operator serves."""
+    if launcher != "mpijob":
+        return []
+    served = [v.get("name") for v in ((mpijob_crd or {}).get("spec") or {}).get("versions") or [] if v.get("served")]
+    if "v2beta1" in served:
+        return []
+    found = ("its CustomResourceDefinition mpijobs.kubeflow.org serves %s" % ", ".join(
+        "%s (%s)" % (version, MPIJOB_SERVERS.get(version, "an operator this bundle does not know")) for version in served)
+        if served else "it has no CustomResourceDefinition mpijobs.kubeflow.org" if mpijob_crd is None
+        else "its CustomResourceDefinition mpijobs.kubeflow.org serves no version")
+    other = ("; or set training_launcher=arena: the cluster runs Arena's operator" if "v1alpha1" in served
+             else "; or set training_launcher=arena on a cluster that runs Arena's operator")
+    return ["training_launcher=mpijob creates a kubeflow.org/v2beta1 MPIJob, which mpi-operator serves, but the cluster "
+            "does not serve it: %s. Install mpi-operator (v0.7.0: its manifests/overlays/standalone) in its place%s"
+            % (found, other)]
+
+
 def _env(params):
     env = dict(params.get("env") or {})
     env["DATA_DIR"] = params["data_dir"]
@@ -120,10 +145,13 @@ def mpijob_manifest(params):
 
 
 def arena_submit_args(params):
-    """``arena submit mpi`` as the seeds run it, for clusters with Arena's operator."""
+    """``arena submit mpi`` as the seeds run it, labelled as the bundle's (Arena 0.15's --label),
+    for clusters with Arena's operator."""
     args = [params.get("arena_binary", "arena"), "submit", "mpi", "--name", params["name"], "--namespace", params["namespace"],
             "--gpus=%d" % params["gpus_per_worker"], "--workers=%d" % params["workers"],
             "--working-dir=%s" % params["working_dir"], "--data", "%s:%s" % (params["claim"], params["mount_path"])]
     for item in _env(params):
         args += ["-e", "%s=%s" % (item["name"], item["value"])]
+    # Arena puts its labels on the MPIJob it creates: the teardown finds the bundle's jobs by it.
+    args += ["--label=%s=%s" % item for item in sorted(MANAGED_BY.items())]
     return args + ["--image=%s" % params["image"]] + shlex.split(params["command"])

@@ -67,7 +67,7 @@ def write_inventory(tmp_path, hosts, *members):  # pylint: disable=redefined-out
     """An inventory whose gpu_nodes are the hosts fixture's MEMBERS ("good", "nofuse")."""
     inventory = {
         "all": {
-            "vars": LOCAL_CHARTS,
+            "vars": dict(LOCAL_CHARTS, **NO_CLUSTER),
             "children": {
                 "gpu_nodes": {
                     "hosts": {hosts[member]: None for member in members},
@@ -88,7 +88,10 @@ def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",)):
 
 MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
 # The plays of playbooks/preflight.yml, which change nothing.
-PREFLIGHT_PLAYS = {"Check the inventory", "Find the GPU nodes", "Check every GPU node"}
+PREFLIGHT_PLAYS = {"Check the inventory", "Find the GPU nodes", "Check every GPU node", "Check what the cluster must already serve"}
+# These hosts are in no cluster: preflight's questions to an API server are the cluster suites',
+# but for the one test of an API server that cannot be reached.
+NO_CLUSTER = {"preflight_check_cluster": False}
 
 
 def dataset(**runtime):
@@ -500,13 +503,30 @@ def test_empty_gpu_nodes_group_is_refused(tmp_path):
 def test_the_gpu_node_group_is_the_one_the_inventory_names(hosts, tmp_path):
     # A play's hosts line cannot read the inventory: playbooks/gpu_nodes.yml groups the hosts of
     # fluidops_gpu_nodes_group as fluidops_gpu_nodes, which the plays target.
-    inventory = {"all": {"vars": dict(LOCAL_CHARTS, fluidops_gpu_nodes_group="v100"), "children": {"v100": {
+    inventory = {"all": {"vars": dict(LOCAL_CHARTS, fluidops_gpu_nodes_group="v100", **NO_CLUSTER), "children": {"v100": {
         "hosts": {hosts["good"]: None}, "vars": connection(hosts.ssh_dir)}}}}
     path = tmp_path / "hosts.yml"
     path.write_text(yaml.safe_dump(inventory))
     run = run_site(str(path), playbooks=("playbooks/preflight.yml",))
     assert run.returncode == 0, run.output
     assert run.tasks("ok", play="Check every GPU node").get(hosts["good"]), run.output
+
+
+def test_an_api_server_that_cannot_be_reached_stops_the_run_naming_its_kubeconfig(hosts, tmp_path):
+    # A kubeconfig whose server refuses connections: preflight's last play asks it whether it
+    # serves the training's MPIJob, after the inventory's and the nodes' checks passed.
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "Config", "current-context": "gone", "clusters": [
+        {"name": "gone", "cluster": {"server": "https://127.0.0.1:1"}}], "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "gone", "context": {"cluster": "gone", "user": "u"}}]}))
+    inventory = write_inventory(tmp_path, hosts, "good")
+    before = snapshot(hosts["good"])
+    run = run_site(inventory, dict(dataset(), preflight_check_cluster=True, fluidops_kubeconfig=str(kubeconfig)))
+    assert run.returncode != 0
+    assert ("The API server of fluidops_kubeconfig=%s could not be asked whether it serves the MPIJob kind the training "
+            "creates: " % kubeconfig) in run.output, run.output[-3000:]
+    assert set(run.plays()) <= PREFLIGHT_PLAYS
+    assert snapshot(hosts["good"]) == before
 
 
 def test_host_without_dev_fuse_stops_every_host(hosts, tmp_path):

@@ -138,7 +138,37 @@ def test_arena_arguments_are_the_seeds_command():
     assert args == ["arena", "submit", "mpi", "--name", "horovod-resnet50-v2-4x8-fluid", "--namespace", "default", "--gpus=8",
                     "--workers=1", "--working-dir=/horovod-demo/tensorflow-demo/", "--data", "nfs-imagenet:/data",
                     "-e", "DATA_DIR=/data/imagenet", "-e", "datasets_num_private_threads=8", "-e", "num_batch=1000",
-                    "--image=horovod-benchmark:0.18.1", "./launch-example.sh", "1", "8"]
+                    "--label=app.kubernetes.io/managed-by=fluidops", "--image=horovod-benchmark:0.18.1",
+                    "./launch-example.sh", "1", "8"]
+
+
+def mpijob_crd(*versions):
+    """The CRD mpijobs.kubeflow.org with these (name, served) versions."""
+    return {"kind": "CustomResourceDefinition", "metadata": {"name": "mpijobs.kubeflow.org"},
+            "spec": {"group": "kubeflow.org", "versions": [{"name": name, "served": served} for name, served in versions]}}
+
+
+WANTS_V2BETA1 = ("training_launcher=mpijob creates a kubeflow.org/v2beta1 MPIJob, which mpi-operator serves, but the cluster does "
+                 "not serve it: %s. Install mpi-operator (v0.7.0: its manifests/overlays/standalone) in its place; or set "
+                 "training_launcher=arena")
+
+
+@pytest.mark.parametrize("launcher, crd, problems", [
+    ("mpijob", mpijob_crd(("v2beta1", True)), []),
+    ("mpijob", None, [WANTS_V2BETA1 % "it has no CustomResourceDefinition mpijobs.kubeflow.org"
+                      + " on a cluster that runs Arena's operator"]),
+    ("mpijob", mpijob_crd(("v1alpha1", True)), [WANTS_V2BETA1 % (
+        "its CustomResourceDefinition mpijobs.kubeflow.org serves v1alpha1 (Arena's MPIJob operator)")
+        + ": the cluster runs Arena's operator"]),
+    ("mpijob", mpijob_crd(("v1", True), ("v2beta1", False)), [WANTS_V2BETA1 % (
+        "its CustomResourceDefinition mpijobs.kubeflow.org serves v1 (the Kubeflow training operator)")
+        + " on a cluster that runs Arena's operator"]),
+    ("mpijob", mpijob_crd(("v2beta1", False)), [WANTS_V2BETA1 % "its CustomResourceDefinition mpijobs.kubeflow.org serves no version"
+                                                + " on a cluster that runs Arena's operator"]),
+    ("arena", None, []),
+])
+def test_the_cluster_must_serve_the_job_the_launcher_creates(launcher, crd, problems):
+    assert FILTERS["training_launcher_problems"](launcher, crd) == problems
 
 
 @pytest.mark.parametrize("change, message", [
