@@ -30,7 +30,8 @@ def _number(value, digits=1):
 
 
 def rows(runs, step):
-    """The seed's rows: training time, speed at the step and at the last step, steps, Accuracy @ 5."""
+    """The seed's rows: training time, speed at the step and at the last step, steps, Accuracy @ 5;
+    and each rank's read rate where the log gives it."""
     throughput = [run.get("throughput") or {} for run in runs]
     return [
         ["Training time"] + [hms(run.get("duration_seconds")) for run in runs],
@@ -39,6 +40,8 @@ def rows(runs, step):
         ["Speed at the last step(images/second)"] + [_number(t.get("images_per_sec_at_last_step")) for t in throughput],
         ["steps"] + [_number(t.get("last_step"), 0) for t in throughput],
         ["Accuracy @ 5"] + [_number(t.get("accuracy_top5"), 4) for t in throughput],
+        ["Read per rank (MiB/s)"] + [", ".join(_number(rate) for rate in t.get("read_mib_per_sec") or []) or "-"
+                                     for t in throughput],
     ]
 
 

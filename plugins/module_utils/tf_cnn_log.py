@@ -53,6 +53,9 @@ _TOTAL = re.compile(r"^total images/sec: (?P<ips>\d+\.\d\d)$")
 _BATCH = re.compile(r"^Batch size:\s+(?P<batch>\d+) global$")
 _DEVICES = re.compile(r"^Devices:\s+\[(?P<devices>'[^\]]*')\]$")
 _MODE = re.compile(r"^Mode:\s+(?P<mode>.+)$")
+# Not tf_cnn_benchmarks': the training image's ranks end with what they read and how fast
+# (tools/localcluster/images/training), the benchmark's read rate per rank.
+_INPUT = re.compile(r"^Input: (?P<images>\d+) images, (?P<mib>\d+\.\d) MiB read from (?P<files>\d+) files at (?P<rate>\d+\.\d) MiB/s$")
 _ACCURACY = re.compile(r"^Accuracy @ 1 = (?P<top1>\d\.\d{4}) Accuracy @ 5 = (?P<top5>\d\.\d{4}) \[(?P<examples>\d+) examples\]$")
 
 
@@ -92,9 +95,11 @@ def _lines(text):
 def parse(text):
     """``{"steps": [{step, images_per_sec, ranks, ranks_read}], "ranks", "tagged",
     "total_images_per_sec", "accuracy_top1", "accuracy_top5", "eval_examples", "global_batch",
-    "simulated", "simulated_note"}``: the job's images/sec at each printed step; simulated_note is
-    the log's first line that says what was SIMULATED."""
+    "simulated", "simulated_note", "reads"}``: the job's images/sec at each printed step; simulated_note is
+    the log's first line that says what was SIMULATED; reads, each rank's MiB/s read (in rank order
+    when tagged), where the ranks say it."""
     by_step = {}  # step -> {rank key: images/sec}
+    reads = []  # (rank key, MiB/s)
     totals, accuracy, batches, devices, untagged_index, note = [], None, [], 0, 0, None
     tagged, modes = False, {}  # rank (None without tags) -> the mode its last header gave
     for rank, line in _lines(text or ""):
@@ -130,6 +135,10 @@ def parse(text):
         if match:
             devices = max(devices, len(match.group("devices").split(",")))
             continue
+        match = _INPUT.match(line)
+        if match:
+            reads.append((len(reads) if rank is None else rank, float(match.group("rate"))))
+            continue
         match = _ACCURACY.match(line)
         if match and (accuracy is None or rank == 0):
             accuracy = (float(match.group("top1")), float(match.group("top5")), int(match.group("examples")))
@@ -150,6 +159,7 @@ def parse(text):
         "global_batch": max(batches) if batches else None,
         "simulated": "SIMULATED" in (text or ""),
         "simulated_note": note,
+        "reads": [rate for _unused, rate in sorted(reads)],
     }
 
 
@@ -206,4 +216,5 @@ def summary(text, step=1000):
         if last and parsed["global_batch"] and parsed["total_images_per_sec"] else None,
         "simulated": parsed["simulated"],
         "simulated_note": parsed["simulated_note"],
+        "read_mib_per_sec": parsed["reads"],
     }

@@ -87,7 +87,8 @@ throughput:
       with step_read, last_step, ranks (the job's ranks), ranks_read_at_step and ranks_read_at_last_step (fewer when
       lines were cut off; the figure is then the mean of the ranks read times ranks), tagged (mpirun --tag-output).
     - total_images_per_sec (the median of the ranks' job-wide totals), accuracy_top1, accuracy_top5, steps_read,
-      estimated_seconds, simulated (the log says it was simulated) and simulated_note (its first line saying what was).
+      estimated_seconds, simulated (the log says it was simulated) and simulated_note (its first line saying what was),
+      read_mib_per_sec (each rank's read rate, where the ranks print it, as the local cluster's training image does).
   returned: when the launcher's log could be read
   type: dict
 launcher:

@@ -419,6 +419,7 @@ def test_the_bundle_s_mpijob_runs_its_ranks_over_ssh_on_the_workers_reading_the_
     assert (throughput["ranks"], throughput["tagged"], throughput["simulated"]) == (4, True, True), throughput
     assert throughput["last_step"] == 30 and 0 < throughput["images_per_sec_at_step"] <= 4 * 200, throughput
     assert 0 < throughput["total_images_per_sec"] <= 4 * 200, throughput
+    assert len(throughput["read_mib_per_sec"]) == 4 and min(throughput["read_mib_per_sec"]) > 0, throughput
     job = outcome["mpijob"]["metadata"]["name"]
     [launcher] = pods(kubeconfig, "-l", "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher" % job)
     log = kubectl(kubeconfig, "logs", launcher["metadata"]["name"]).stdout

@@ -314,6 +314,10 @@ def test_the_benchmark_with_the_keys_inline_at_vvv(kubeconfig, site_run, shell, 
     assert (runs["nfs"]["claim"], runs["nfs"]["data_dir"]) == (BASELINE, "/data"), runs["nfs"]
     assert (runs["fluid (cold)"]["claim"], runs["fluid (cold)"]["data_dir"]) == (DATASET, "/data/" + DATASET)
     assert all(entry["throughput"]["ranks"] == 4 for entry in runs.values()), runs
+    # Each rank's own read rate, from its last line, behind each column.
+    assert all(len(entry["throughput"]["read_mib_per_sec"]) == 4 and min(entry["throughput"]["read_mib_per_sec"]) > 0
+               for entry in runs.values()), runs
+    assert "| Read per rank (MiB/s) |" in name.with_suffix(".md").read_text()
     png = name.with_suffix(".png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     # Left warm.

@@ -229,6 +229,19 @@ def test_a_simulated_run_is_reported_in_its_log_s_own_words():
     assert "- fluid (cold):" not in report.split("|", maxsplit=1)[0]
 
 
+def test_each_rank_s_read_rate_is_read_in_rank_order_and_reported():
+    # The training image's last line per rank; rank 1 ends first, and a line cut off is not read.
+    tagged = "\n".join(["[1,1]<stdout>:Input: 248 images, 1.9 MiB read from 32 files at 61.5 MiB/s",
+                        "[1,0]<stdout>:Input: 248 images, 1.9 MiB read from 32 files at 58.2 MiB/s",
+                        "[1,2]<stdout>:Input: 248 images, 1.9 MiB read from 32 files at 6"])
+    assert tf_cnn_benchmarks_log(tagged, 10)["read_mib_per_sec"] == [58.2, 61.5]
+    plain = "Input: 248 images, 1.9 MiB read from 32 files at 12.0 MiB/s\nInput: 248 images, 1.9 MiB read from 32 files at 9.5 MiB/s"
+    assert tf_cnn_benchmarks_log(plain, 10)["read_mib_per_sec"] == [12.0, 9.5]
+    assert tf_cnn_benchmarks_log(log("untagged-1x8-arena.log"))["read_mib_per_sec"] == []
+    runs = [dict(RUNS[0], throughput=dict(RUNS[0]["throughput"], read_mib_per_sec=[58.2, 61.5]))] + RUNS[1:]
+    assert "| Read per rank (MiB/s) | 58.2, 61.5 | - | - |" in markdown("t", runs, 1000)
+
+
 def test_pods_using_claims():
     pods = [{"metadata": {"name": "a", "namespace": "default"}, "status": {"phase": "Running"},
              "spec": {"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "imagenet"}}, {"name": "e", "emptyDir": {}}]}},
