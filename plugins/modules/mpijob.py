@@ -215,16 +215,31 @@ def _short(text, limit=300):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _ended(container):
+    """"<container>: <reason>, exit code <n>: <message>" for a container that ended, else None."""
+    ended = (container.get("state") or {}).get("terminated")
+    if not ended:
+        return None
+    text = "%s: %s, exit code %s" % (container.get("name"), ended.get("reason"), ended.get("exitCode"))
+    return text + (": " + _short(ended.get("message")) if ended.get("message") else "")
+
+
+def _held(container):
+    """"<reason>[: <message>]" for a container held before it starts, else None."""
+    held = (container.get("state") or {}).get("waiting") or {}
+    if not held.get("reason") or held["reason"] in STARTING:
+        return None
+    return "%s: %s" % (held["reason"], _short(held.get("message"), 160)) if held.get("message") else held["reason"]
+
+
 def failed_worker(pods):
     """The first worker pod that failed, but for an eviction (mpi-operator fails the job for that
-    itself), as "<pod> (<container>: <reason>, exit code <n>: <message>)"; or None."""
+    itself), as "<pod> (<its containers' ends>)"; or None."""
     for pod in sorted((p for p in pods if _role(p, "worker")), key=lambda p: p["metadata"]["name"]):
         status = pod.get("status") or {}
         if status.get("phase") != "Failed" or status.get("reason") == "Evicted":
             continue
-        ends = ["%s: %s, exit code %s%s" % (c.get("name"), t.get("reason"), t.get("exitCode"),
-                                           ": " + _short(t.get("message")) if t.get("message") else "")
-                for c in status.get("containerStatuses") or [] for t in [(c.get("state") or {}).get("terminated") or {}] if t]
+        ends = [text for text in map(_ended, status.get("containerStatuses") or []) if text]
         return "%s (%s)" % (pod["metadata"]["name"], "; ".join(ends) or _short(status.get("message")) or status.get("reason"))
     return None
 
@@ -236,9 +251,8 @@ def waiting(pods):
     found = []
     for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
         status = pod.get("status") or {}
-        reasons = ["%s: %s" % (w.get("reason"), _short(w.get("message"), 160)) if w.get("message") else w.get("reason")
-                   for c in status.get("initContainerStatuses", []) + status.get("containerStatuses", [])
-                   for w in [(c.get("state") or {}).get("waiting") or {}] if w.get("reason") and w.get("reason") not in STARTING]
+        containers = (status.get("initContainerStatuses") or []) + (status.get("containerStatuses") or [])
+        reasons = [text for text in map(_held, containers) if text]
         reasons += ["%s: %s" % (c.get("reason"), _short(c.get("message"), 160)) for c in status.get("conditions") or []
                     if c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason")]
         if reasons:
