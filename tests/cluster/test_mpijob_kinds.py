@@ -42,14 +42,17 @@ spec: {replicas: 4}
 
 
 def kubectl(kubeconfig, *args, stdin=None):
-    return subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, *args], input=stdin, check=True, capture_output=True,
-                          text=True).stdout
+    done = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, *args], input=stdin, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, "kubectl %s: %s" % (" ".join(args), done.stderr)
+    return done.stdout
 
 
 def replace_crd(kubeconfig, path=None, text=None):
-    """The CRD mpijobs.kubeflow.org deleted, then the one of the file at ``path`` or of ``text``."""
+    """The CRD mpijobs.kubeflow.org deleted, then the one of the file at ``path`` or of ``text``,
+    applied as cluster.sh up applies it (server-side: mpi-operator's is too large for the
+    annotation a client-side apply writes)."""
     kubectl(kubeconfig, "delete", "crd", CRD, "--ignore-not-found", "--wait=true")
-    kubectl(kubeconfig, "apply", "-f", path or "-", stdin=text)
+    kubectl(kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", path or "-", stdin=text)
     kubectl(kubeconfig, "wait", "--for=condition=Established", "crd/" + CRD, "--timeout=120s")
 
 
