@@ -174,7 +174,7 @@ class FluidClient(object):
     def newest_pod(self, namespace, label_selector):
         """The most recently created pod with these labels (a Job's latest attempt), or None."""
         pods, _unused = self.list("Pod", namespace, api_version="v1", label_selector=label_selector)
-        return max(pods, key=lambda p: p["metadata"].get("creationTimestamp") or "") if pods else None
+        return newest(pods)
 
     def pod_log(self, name, namespace, container=None, tail_lines=None):
         """A pod's log as text (kubectl logs)."""
@@ -203,6 +203,11 @@ class FluidClient(object):
             if status.get("phase") not in ("Running", "Succeeded") or (status.get("phase") == "Running" and not ready):
                 not_ready.append("%s (%s)" % (pod["metadata"]["name"], status.get("phase", "Unknown")))
         return not_ready
+
+
+def newest(objects):
+    """The most recently created of the objects (a Job's latest pod), or None."""
+    return max(objects, key=lambda o: o["metadata"].get("creationTimestamp") or "") if objects else None
 
 
 def wait_for(client, kind, namespace, names, done, seconds, api_version=FLUID_API, listed=None):

@@ -85,10 +85,12 @@ def launcher_problems(launcher, mpijob_crd):
     served = [v.get("name") for v in ((mpijob_crd or {}).get("spec") or {}).get("versions") or [] if v.get("served")]
     if "v2beta1" in served:
         return []
-    found = ("its CustomResourceDefinition mpijobs.kubeflow.org serves %s" % ", ".join(
-        "%s (%s)" % (version, MPIJOB_SERVERS.get(version, "an operator this bundle does not know")) for version in served)
-        if served else "it has no CustomResourceDefinition mpijobs.kubeflow.org" if mpijob_crd is None
-        else "its CustomResourceDefinition mpijobs.kubeflow.org serves no version")
+    if mpijob_crd is None:
+        found = "it has no CustomResourceDefinition mpijobs.kubeflow.org"
+    else:
+        found = "its CustomResourceDefinition mpijobs.kubeflow.org serves %s" % (", ".join(
+            "%s (%s)" % (version, MPIJOB_SERVERS.get(version, "an operator this bundle does not know")) for version in served)
+            or "no version")
     other = ("; or set training_launcher=arena: the cluster runs Arena's operator" if "v1alpha1" in served
              else "; or set training_launcher=arena on a cluster that runs Arena's operator")
     return ["training_launcher=mpijob creates a kubeflow.org/v2beta1 MPIJob, which mpi-operator serves, but the cluster "

@@ -127,6 +127,7 @@ import json
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
     ApiException,
     ModuleSpec,
+    newest,
     run_module,
     timed_out_after,
     wait_for,
@@ -190,10 +191,9 @@ def _role(pod, role):
 
 def launcher_log(client, pods, namespace):
     """(the newest launcher pod's name, its log) or (None, None) before the launcher exists."""
-    launchers = [pod for pod in pods if _role(pod, "launcher")]
-    if not launchers:
+    pod = newest([pod for pod in pods if _role(pod, "launcher")])
+    if pod is None:
         return None, None
-    pod = max(launchers, key=lambda p: p["metadata"].get("creationTimestamp") or "")
     if (pod.get("status") or {}).get("phase") == "Pending":
         return pod["metadata"]["name"], None
     container = pod["spec"]["containers"][0]["name"]
