@@ -4,12 +4,13 @@ installs it (arena's charts/mpijob makes v1alpha1 MPIJobs), and put back after. 
 server answers preflight's question and the teardown's search; Arena's CLI is not built here, so
 the teardown's `arena delete` is checked by the command it runs, which fails for want of the CLI."""
 
+import json
 import os
 import subprocess
 
 import pytest
 
-from conftest import CACHE
+from conftest import CACHE, wait_until
 from playbook import run_playbook
 
 KUBECTL = os.path.join(CACHE, "kubectl")
@@ -53,7 +54,13 @@ def replace_crd(kubeconfig, path=None, text=None):
     annotation a client-side apply writes)."""
     kubectl(kubeconfig, "delete", "crd", CRD, "--ignore-not-found", "--wait=true")
     kubectl(kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", path or "-", stdin=text)
-    kubectl(kubeconfig, "wait", "--for=condition=Established", "crd/" + CRD, "--timeout=120s")
+    # Polled: kubectl wait (and jsonpath) fail at once on a CRD whose status has no conditions yet.
+    wait_until(lambda: established(kubeconfig), what="the CRD %s Established" % CRD)
+
+
+def established(kubeconfig):
+    status = json.loads(kubectl(kubeconfig, "get", "crd", CRD, "-o", "json")).get("status") or {}
+    return any(c.get("type") == "Established" and c.get("status") == "True" for c in status.get("conditions") or [])
 
 
 @pytest.fixture(scope="module")
