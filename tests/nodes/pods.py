@@ -93,3 +93,24 @@ def fuse_pods(kubeconfig):
     """{node: FUSE pod} of the dataset."""
     items = pods(kubeconfig, "-l", "release=%s,role=alluxio-fuse" % DATASET)
     return {item["spec"].get("nodeName"): item for item in items}
+
+
+def node_without_fuse(kubeconfig, nodes):
+    """One of NODES with no FUSE pod of the dataset. When every node has one (Fluid's default clean
+    policy, OnRuntimeDeleted, keeps a FUSE pod once started), a node where no pod uses the claim is
+    freed as Fluid's CSI plugin frees one under OnDemand (NodeUnstageVolume in
+    pkg/csi/plugins/nodeserver.go): the FUSE DaemonSet's node label taken off, its pod gone."""
+    on_nodes = fuse_pods(kubeconfig)
+    free = [node for node in nodes if node not in on_nodes]
+    if free:
+        return free[0]
+    claim_users = {item["spec"].get("nodeName") for item in pods(kubeconfig)
+                   if item["status"].get("phase") not in ("Succeeded", "Failed")
+                   and any(volume.get("persistentVolumeClaim", {}).get("claimName") == DATASET
+                           for volume in item["spec"].get("volumes", []))}
+    node = next(node for node in nodes if node not in claim_users)
+    selector = json.loads(kubectl(kubeconfig, "get", "daemonset", DATASET + "-fuse", "-o", "jsonpath={.spec.template.spec.nodeSelector}").stdout)
+    [label] = [key for key in selector if key.startswith("fluid.io/f-")]
+    kubectl(kubeconfig, "label", "node", node, label + "-")
+    wait_until(lambda: node not in fuse_pods(kubeconfig), 300, every=1, what="the FUSE pod leaving %s" % node)
+    return node

@@ -16,7 +16,7 @@ from kubernetes import client
 
 from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wait_until
 from playbook import PARTS, REPO, run_playbook
-from pods import BASELINE, DATASET, READ, apply, ended, events, finished, fuse_pods, kubectl, pod, pods, read_sums, registry_of, running_pod
+from pods import BASELINE, DATASET, READ, apply, ended, events, finished, fuse_pods, kubectl, node_without_fuse, pod, pods, read_sums, registry_of, running_pod
 from runbook_shell import run
 
 
@@ -496,7 +496,7 @@ def test_a_pod_waits_in_container_creating_while_the_master_is_down_and_the_runb
     old blocks left in its node's tier directory, and a pod read 2 of 32 files with validation
     files' bytes (test_runbooks.py's FUSE test caught it). Last of this file: making the dataset
     again deletes the bundle's finished training job."""
-    node = next(name for name in NODES if name not in fuse_pods(kubeconfig))
+    node = node_without_fuse(kubeconfig, NODES)
     kubectl(kubeconfig, "scale", "statefulset", DATASET + "-master", "--replicas=0")
     kubectl(kubeconfig, "wait", "--for=delete", "pod/%s-master-0" % DATASET, "--timeout=300s")
     with running_pod(kubeconfig, pod("waiting", images["alluxio"], READ + " && sleep infinity",
