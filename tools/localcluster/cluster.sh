@@ -273,10 +273,13 @@ controller_started() {  # running, and its log says its manager or informers sta
   running "$1" && grep -qE 'Starting workers|Starting EventSource|Starting controller|starting dataset-controller|starting alluxioruntime-controller' "$run/logs/$1.log"
 }
 
-nodes_ready() {  # nodes_ready [COUNT]: that many nodes, every one Ready (default: one per host)
+# A node is Ready some time before the node lifecycle controller takes off the not-ready taint it
+# was made with; until then the scheduler places nothing there.
+nodes_ready() {  # nodes_ready [COUNT]: that many nodes, every one Ready and untainted by its state (default: one per host)
   local states
-  states=$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}')
-  [ "$(grep -c True <<< "$states")" -eq "${1:-${#nodes[@]}}" ] && [ "$(grep -c . <<< "$states")" -eq "${1:-${#nodes[@]}}" ]
+  states=$(kubectl get nodes -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {.spec.taints[*].key}{"\n"}{end}')
+  [ "$(grep -c '^True' <<< "$states")" -eq "${1:-${#nodes[@]}}" ] && [ "$(grep -c . <<< "$states")" -eq "${1:-${#nodes[@]}}" ] \
+    && ! grep -qE 'node\.kubernetes\.io/(not-ready|unreachable)' <<< "$states"
 }
 
 # More simulated GPU nodes than hosts, for the benchmarks at scale (make bench): kwok nodes are
