@@ -26,6 +26,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     STORES,
     DatasetError,
     build_tier,
+    check_client_cache,
     check_fuse_options,
     fuse_mount_options,
     merge_profile,
@@ -76,6 +77,7 @@ def build_values(params):
     errors, unknown = check_properties(properties, "alluxio_properties")
     _require(not errors, "; ".join(errors))
     warnings.extend(unknown)
+    check_client_cache(properties, jvm, "alluxio_properties (or alluxio_profile %s)" % params["profile"])
 
     options = typed(params.get("fuse_mount_options"), list, "alluxio_fuse_mount_options") or fuse_mount_options(fuse_args)
     # The chart mounts FUSE for other users' pods: without allow_other training pods cannot read it.

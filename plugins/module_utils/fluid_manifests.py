@@ -19,7 +19,7 @@ import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
 from ansible_collections.fluidops.accel.plugins.module_utils.images import mirrored, split_image
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_k8s_quantity, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.quantity import format_bytes, is_k8s_quantity, jvm_size, parse_bytes
 
 MEDIA = ("MEM", "SSD", "HDD")
 RUNTIMES = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime", "thin": "ThinRuntime"}
@@ -221,6 +221,46 @@ def merge_profile(runtime, profiles, prefix):
     return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args
 
 
+# What Fluid 1.0.8 gives a runtime's FUSE where the runtime says nothing: its JVM's default options
+# (pkg/ddc/alluxio/transform.go, -Xmx16G -Xms16G ...) and its default properties
+# (transform_optimization.go: the client metadata cache on, 6,000,000 entries at most).
+FLUID_FUSE_DEFAULTS = {"heap": "-Xmx16G", "properties": {"alluxio.user.metadata.cache.enabled": "true",
+                                                         "alluxio.user.metadata.cache.max.size": "6000000"}}
+# The client metadata cache's cost per entry in the FUSE heap: Alluxio's POSIX API docs (2.9.3,
+# "metadata cache") size an entry at about 2 KB, doubled for the JVM's overhead.
+METADATA_ENTRY_BYTES = 4096
+
+
+def check_client_cache(properties, jvm, where, defaults=None):
+    """A client cache in memory (store type MEM) keeps its pages in the FUSE JVM's heap (Alluxio
+    2.9.3 MemoryPageStore allocates them as byte arrays), beside the client metadata cache, full:
+    both must fit the heap the FUSE JVM gets (the last -Xmx of jvm_options.all and .fuse).
+    ``defaults``: what the FUSE gets where the settings are silent (FLUID_FUSE_DEFAULTS for a Fluid
+    runtime; None: Alluxio's, and a heap nothing sets, the JVM's own, is not checked). ``where``
+    names the properties' variable."""
+    defaults = defaults or {"properties": {}}
+    settings = dict(defaults["properties"], **properties)
+
+    def setting(key, default):
+        return str(settings.get(key, default)).lower()
+
+    if setting("alluxio.user.client.cache.enabled", "false") != "true" or setting("alluxio.user.client.cache.store.type", "LOCAL") != "mem":
+        return
+    heap = jvm_size(list(jvm.get("all") or []) + list(jvm.get("fuse") or []), "-Xmx") or jvm_size([defaults.get("heap")], "-Xmx")
+    if not heap:
+        return
+    size = settings.get("alluxio.user.client.cache.size", "512MB")
+    metadata = 0
+    if setting("alluxio.user.metadata.cache.enabled", "false") == "true":
+        metadata = int(settings.get("alluxio.user.metadata.cache.max.size", 100000)) * METADATA_ENTRY_BYTES
+    _require(parse_bytes(size) + metadata <= heap,
+             "%s has alluxio.user.client.cache.size=%s with store type MEM: its pages live in the FUSE JVM's heap (%s), which "
+             "also holds the client metadata cache (%s entries, %s when full): %s fits; lower the cache size or "
+             "alluxio.user.metadata.cache.max.size, raise -Xmx in jvm_options.fuse, or use store type LOCAL (pages on disk)" % (
+                 where, size, format_bytes(heap), settings.get("alluxio.user.metadata.cache.max.size", 100000) if metadata else 0,
+                 format_bytes(metadata), "at most " + format_bytes(heap - metadata) if heap > metadata else "nothing"))
+
+
 def set_jvm_options(values, jvm):
     """Puts merged ``jvm_options`` into chart values or an AlluxioRuntime's spec, which have the same
     fields: each component's under its key, ``all``'s at the top."""
@@ -313,6 +353,7 @@ def _runtime(runtime, where, meta, context, warnings):
         errors, unknown = check_properties(properties, "%s.properties" % where)
         _require(not errors, "; ".join(errors))
         warnings.extend(unknown)
+        check_client_cache(properties, jvm, "%s.properties (or its profile)" % where, defaults=FLUID_FUSE_DEFAULTS)
         spec["tieredstore"] = {"levels": levels}
         if "data_replicas" in runtime:
             spec["data"] = {"replicas": runtime["data_replicas"]}

@@ -70,6 +70,23 @@ def parse_bytes(value):
     return int(number * factor)
 
 
+_JVM_SIZE_RE = re.compile(r"^([0-9]+)([kKmMgGtT]?)$")
+
+
+def jvm_size(options, flag):
+    """The bytes of the last ``flag`` among JVM options (``-Xmx`` takes ``-Xmx16G``,
+    ``-XX:MaxDirectMemorySize=`` takes ``-XX:MaxDirectMemorySize=32g``), as the JVM reads it: its
+    last, k/m/g/t powers of 1024 whatever their case. None when no option sets it."""
+    found = None
+    for option in options or []:
+        text = str(option)
+        if text.startswith(flag):
+            match = _JVM_SIZE_RE.match(text[len(flag):])
+            if match:
+                found = int(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " ")
+    return found
+
+
 # The Kubernetes quantity grammar, as controller-gen writes it on the CRDs' quantity fields (Fluid's
 # tier quota) and the apiserver parses it for built-ins (a PVC's storage): no spaces, no "GB".
 _K8S_QUANTITY_RE = re.compile(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")

@@ -161,6 +161,12 @@ BAD_VARIABLES = [
         id="seed-004-store-type",
     ),
     pytest.param(
+        dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB"}),
+        "datasets_list[0] (imagenet).runtime.properties (or its profile) has alluxio.user.client.cache.size=14GB with store type MEM: "
+        "its pages live in the FUSE JVM's heap (16.00GiB)",
+        id="client-cache-beyond-the-fuse-heap",
+    ),
+    pytest.param(
         dataset(replicas=4),
         "datasets_list[0] (imagenet).runtime.replicas=4 must be between 1 and the number of GPU nodes (1)",
         id="replicas-above-gpu-nodes",
@@ -245,6 +251,11 @@ BAD_VARIABLES = [
         dict(STANDALONE, alluxio_properties={"alluxio.user.client.cache.store.type": "MEMORY"}),
         "alluxio_properties[alluxio.user.client.cache.store.type]=MEMORY is not one of LOCAL, ROCKS, MEM; use MEM",
         id="standalone-seed-004-store-type",
+    ),
+    pytest.param(
+        dict(STANDALONE, alluxio_profile="dl-training-client-cache", alluxio_jvm_options={"fuse": ["-Xmx2G"]}),
+        "alluxio_properties (or alluxio_profile dl-training-client-cache) has alluxio.user.client.cache.size=2000MB with store type MEM",
+        id="standalone-client-cache-beyond-the-fuse-heap",
     ),
     pytest.param(
         {"datasets_namespace": "team-a", "node_labels_taints": []},

@@ -119,3 +119,13 @@ def test_the_secret_follows_the_root_under_store():
     assert (local["store"], local["secret"]) == ("", "") and "secrets" not in local["values"]
     assert "alluxio.site.conf.dir" not in local["values"]["properties"]
     assert site_properties({"access_key_id": "id", "access_key_secret": "secret"}, "s3") == "aws.accessKeyId=id\naws.secretKey=secret\n"
+
+
+def test_the_chart_s_memory_client_cache_must_fit_the_fuse_heap():
+    with pytest.raises(DatasetError, match=r"alluxio_properties \(or alluxio_profile dl-training-client-cache\) has "
+                                           r"alluxio.user.client.cache.size=13GB with store type MEM"):
+        build_values(params(properties={"alluxio.user.client.cache.size": "13GB"}))
+    # With no -Xmx at all the JVM sizes its own heap, which the play cannot know: not checked.
+    build_values(params(profile="fluid-defaults", properties={"alluxio.user.client.cache.enabled": "true",
+                                                              "alluxio.user.client.cache.store.type": "MEM",
+                                                              "alluxio.user.client.cache.size": "64GB"}))

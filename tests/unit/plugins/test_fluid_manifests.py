@@ -233,3 +233,28 @@ def test_bad_thin_runtimes_and_profiles_are_refused_by_name(item, profiles, mess
     with pytest.raises(AnsibleFilterError) as error:
         fluid_dataset_manifests([item], dict(CONTEXT, thin_profiles=profiles))
     assert message in str(error.value)
+
+
+MEM_CACHE = {"alluxio.user.client.cache.enabled": "true", "alluxio.user.client.cache.store.type": "MEM"}
+
+
+def test_a_memory_client_cache_must_fit_the_fuse_heap_with_the_metadata_cache():
+    # The profile's: 2000MB of pages and 1,000,000 metadata entries (about 3.8 GiB) in -Xmx16G.
+    assert build_dataset(pvc_dataset(profile="dl-training-client-cache"), 0, CONTEXT)["manifests"][1]["spec"]["fuse"]["jvmOptions"][0] == "-Xmx16G"
+    with pytest.raises(DatasetError, match=r"runtime.properties \(or its profile\) has alluxio.user.client.cache.size=14GB with store type MEM: "
+                                           r"its pages live in the FUSE JVM's heap \(16.00GiB\), which also holds the client metadata cache "
+                                           r"\(1000000 entries, 3.81GiB when full\): at most 12.19GiB fits"):
+        build_dataset(pvc_dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB"}), 0, CONTEXT)
+    # The runtime's own -Xmx, the last one, counts; so does a cache on disk, which is not in the heap.
+    build_dataset(pvc_dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB"},
+                              jvm_options={"fuse": ["-Xmx8G", "-Xmx24g"]}), 0, CONTEXT)
+    build_dataset(pvc_dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB",
+                                                                              "alluxio.user.client.cache.store.type": "LOCAL"}), 0, CONTEXT)
+
+
+def test_a_runtime_silent_on_the_fuse_heap_and_metadata_cache_gets_fluid_s():
+    # Fluid's FUSE: -Xmx16G, and up to 6,000,000 metadata entries (about 23 GiB): no memory cache fits.
+    with pytest.raises(DatasetError, match=r"cache.size=512MB with store type MEM.*\(16.00GiB\).*\(6000000 entries, 22.89GiB when full\): "
+                                           r"nothing fits"):
+        build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.client.cache.size": "512MB"})), 0, CONTEXT)
+    build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.metadata.cache.max.size": "100000"})), 0, CONTEXT)

@@ -8,6 +8,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
     QuantityError,
     format_bytes,
     is_quantity,
+    jvm_size,
     mount_size,
     parse_bytes,
 )
@@ -79,3 +80,11 @@ def test_format_bytes_as_fluid_writes_them(count, expected):
 
 def test_format_round_trips_through_parse():
     assert parse_bytes(format_bytes(400 * GI)) == 400 * GI
+
+
+def test_jvm_sizes_are_the_last_option_s_in_powers_of_1024_whatever_their_case():
+    assert jvm_size(["-Xms16G", "-Xmx16G", "-XX:+UseG1GC"], "-Xmx") == 16 * GI
+    assert jvm_size(["-Xmx16G", "-Xmx512m"], "-Xmx") == 512 * 1024 ** 2
+    assert jvm_size(["-XX:MaxDirectMemorySize=32g"], "-XX:MaxDirectMemorySize=") == 32 * GI
+    assert jvm_size(["-Xmx1073741824"], "-Xmx") == GI
+    assert jvm_size(["-Xms1g", "-Xmxlots"], "-Xmx") is None and jvm_size(None, "-Xmx") is None
