@@ -28,6 +28,8 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     build_tier,
     check_client_cache,
     check_fuse_options,
+    check_fuse_resources,
+    fuse_heap,
     fuse_mount_options,
     merge_profile,
     set_jvm_options,
@@ -68,10 +70,11 @@ _KEYS_GO = "the root under-store's keys go in alluxio_oss_credentials or alluxio
 def build_values(params):
     """Chart values from ``params`` (the role's variables without their ``alluxio_`` prefix)."""
     warnings = []
-    properties, jvm, fuse_env, fuse_args = merge_profile(
+    properties, jvm, fuse_env, fuse_args, (fuse_resources, resources_where) = merge_profile(
         {"profile": params["profile"], "properties": params.get("properties"), "jvm_options": params.get("jvm_options"),
-         "fuse_env": params.get("fuse_env")},
+         "fuse_env": params.get("fuse_env"), "fuse_resources": params.get("fuse_resources")},
         params["profiles"], "alluxio_")
+    resources = check_fuse_resources(fuse_resources, resources_where, heap=fuse_heap(jvm))
     _require(not set(properties) & set(KEY_PROPERTIES), "alluxio_properties (or the profile) holds %s: %s"
              % (", ".join(sorted(set(properties) & set(KEY_PROPERTIES))), _KEYS_GO))
     errors, unknown = check_properties(properties, "alluxio_properties")
@@ -133,6 +136,8 @@ def build_values(params):
         merged["alluxio.site.conf.dir"] = _secret_dir(secret)
     if fuse_env:
         values["fuse"]["env"] = {key: str(value) for key, value in sorted(fuse_env.items())}
+    if resources:
+        values["fuse"]["resources"] = resources
     set_jvm_options(values, jvm)
     if typed(params.get("node_selector"), dict, "alluxio_node_selector"):
         values["nodeSelector"] = {str(k): str(v) for k, v in params["node_selector"].items()}

@@ -200,8 +200,9 @@ def _mount(mount, where, warnings, kind):
 
 
 def merge_profile(runtime, profiles, prefix):
-    """(properties, jvm_options, fuse_env, fuse_args) of the profile ``runtime["profile"]`` with the
-    runtime's single-key overrides on top. ``prefix`` + key names each override's variable
+    """(properties, jvm_options, fuse_env, fuse_args, fuse_resources) of the profile
+    ``runtime["profile"]`` with the runtime's single-key overrides on top (its fuse_args and
+    fuse_resources replace the profile's whole). ``prefix`` + key names each override's variable
     (``datasets_list[0] (imagenet).runtime.`` or ``alluxio_``)."""
     name = runtime.get("profile", "fluid-defaults")
     _require(name in profiles, "%sprofile=%s is not a tuning profile: use one of %s" % (prefix, name, ", ".join(sorted(profiles))))
@@ -218,7 +219,48 @@ def merge_profile(runtime, profiles, prefix):
         fuse_args = typed(runtime["fuse_args"], list, prefix + "fuse_args")
     else:
         fuse_args = typed(profile.get("fuse_args"), list, "tuning profile %s: fuse_args" % name)
-    return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args
+    if runtime.get("fuse_resources") is not None:
+        fuse_resources = (runtime["fuse_resources"], prefix + "fuse_resources")
+    else:
+        fuse_resources = (profile.get("fuse_resources") or {}, "tuning profile %s: fuse_resources" % name)
+    return merged["properties"], merged["jvm_options"], merged["fuse_env"], fuse_args, fuse_resources
+
+
+_RESOURCE_NAMES = ("cpu", "memory")
+
+
+def _cores(quantity):
+    """A CPU quantity in cores: 8, 1.5 or 500m."""
+    text = str(quantity)
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def check_fuse_resources(resources, where, heap=None, memory_limit_needed=False):
+    """The FUSE pods' ``{requests: {cpu, memory}, limits: {cpu, memory}}`` as Kubernetes takes them,
+    the values as strings; a request above its limit, or a memory limit under the FUSE JVM's
+    ``heap`` (bytes), is refused. ``memory_limit_needed``: any resource needs a memory limit (Fluid
+    1.0.8 drops every FUSE resource of an AlluxioRuntime without one: transform_resources.go)."""
+    typed(resources, dict, where)
+    checked = {}
+    for kind, quantities in resources.items():
+        _require(kind in ("requests", "limits"), "%s has %s: allowed are requests and limits" % (where, kind))
+        for name, value in typed(quantities, dict, "%s.%s" % (where, kind)).items():
+            _require(name in _RESOURCE_NAMES, "%s.%s has %s: allowed are %s" % (where, kind, name, ", ".join(_RESOURCE_NAMES)))
+            text = str(value)
+            good = is_k8s_quantity(text) and (parse_ok(text) if name == "memory" else re.match(r"^[0-9]+(\.[0-9]+)?m?$", text) and _cores(text) > 0)
+            _require(good, "%s.%s.%s=%s is not a quantity such as %s" % (where, kind, name, text, "8 or 500m" if name == "cpu" else "24Gi"))
+            checked.setdefault(kind, {})[name] = text
+    requests, limits = checked.get("requests", {}), checked.get("limits", {})
+    for name in set(requests) & set(limits):
+        size = _cores if name == "cpu" else parse_bytes
+        _require(size(requests[name]) <= size(limits[name]), "%s.requests.%s=%s is above its limit %s" % (where, name, requests[name], limits[name]))
+    _require(not checked or not memory_limit_needed or "memory" in limits,
+             "%s sets no limits.memory: Fluid 1.0.8 then drops every FUSE resource of the runtime (its cpu too); give the "
+             "memory limit, the FUSE JVM's heap and direct memory" % where)
+    _require(not heap or "memory" not in limits or parse_bytes(limits["memory"]) >= heap,
+             "%s.limits.memory=%s is under the FUSE JVM's heap (-Xmx, %s): the pod would be killed as its heap fills; give the "
+             "heap and the direct memory the reads use" % (where, limits.get("memory"), format_bytes(heap or 0)))
+    return checked
 
 
 # What Fluid 1.0.8 gives a runtime's FUSE where the runtime says nothing: its JVM's default options
@@ -229,6 +271,12 @@ FLUID_FUSE_DEFAULTS = {"heap": "-Xmx16G", "properties": {"alluxio.user.metadata.
 # The client metadata cache's cost per entry in the FUSE heap: Alluxio's POSIX API docs (2.9.3,
 # "metadata cache") size an entry at about 2 KB, doubled for the JVM's overhead.
 METADATA_ENTRY_BYTES = 4096
+
+
+def fuse_heap(jvm, default=None):
+    """The FUSE JVM's heap in bytes: the last -Xmx of jvm_options.all and .fuse, else ``default``
+    (an -Xmx option), else None."""
+    return jvm_size(list(jvm.get("all") or []) + list(jvm.get("fuse") or []), "-Xmx") or jvm_size([default], "-Xmx")
 
 
 def check_client_cache(properties, jvm, where, defaults=None):
@@ -246,7 +294,7 @@ def check_client_cache(properties, jvm, where, defaults=None):
 
     if setting("alluxio.user.client.cache.enabled", "false") != "true" or setting("alluxio.user.client.cache.store.type", "LOCAL") != "mem":
         return
-    heap = jvm_size(list(jvm.get("all") or []) + list(jvm.get("fuse") or []), "-Xmx") or jvm_size([defaults.get("heap")], "-Xmx")
+    heap = fuse_heap(jvm, defaults.get("heap"))
     if not heap:
         return
     size = settings.get("alluxio.user.client.cache.size", "512MB")
@@ -344,7 +392,7 @@ def _runtime(runtime, where, meta, context, warnings):
     # every run (a CRD's list is replaced whole), so the manifest says them too.
     levels = [dict({"volumeType": "hostPath", "volumeSource": {}}, **build_tier(t, "%s.tiers[%d]" % (where, i)))
               for i, t in enumerate(tiers)]
-    properties, jvm, fuse_env, fuse_args = merge_profile(runtime, context["profiles"], where + ".")
+    properties, jvm, fuse_env, fuse_args, (fuse_resources, resources_where) = merge_profile(runtime, context["profiles"], where + ".")
     held = sorted(set(properties) & set(KEY_PROPERTIES))
     _require(not held, "%s.properties (or its profile) holds %s: an object store's keys go in a Secret named by the mount's %s"
              % (where, ", ".join(held), " or ".join(store["field"] for store in STORES.values())))
@@ -376,6 +424,10 @@ def _runtime(runtime, where, meta, context, warnings):
     if fuse_env:
         # Both runtimes take fuse.env as a map (MAX_IDLE_THREADS goes here, not in the mount options).
         spec.setdefault("fuse", {})["env"] = {k: str(v) for k, v in sorted(fuse_env.items())}
+    heap = fuse_heap(jvm, FLUID_FUSE_DEFAULTS["heap"]) if kind == "alluxio" else None
+    resources = check_fuse_resources(fuse_resources, resources_where, heap=heap, memory_limit_needed=kind == "alluxio")
+    if resources:
+        spec.setdefault("fuse", {})["resources"] = resources
     return {"apiVersion": "data.fluid.io/v1alpha1", "kind": RUNTIMES[kind], "metadata": dict(meta), "spec": spec}
 
 

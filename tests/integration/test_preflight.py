@@ -167,6 +167,11 @@ BAD_VARIABLES = [
         id="client-cache-beyond-the-fuse-heap",
     ),
     pytest.param(
+        dataset(fuse_resources={"requests": {"cpu": "4"}}),
+        "datasets_list[0] (imagenet).runtime.fuse_resources sets no limits.memory: Fluid 1.0.8 then drops every FUSE resource",
+        id="fuse-resources-without-a-memory-limit",
+    ),
+    pytest.param(
         dataset(replicas=4),
         "datasets_list[0] (imagenet).runtime.replicas=4 must be between 1 and the number of GPU nodes (1)",
         id="replicas-above-gpu-nodes",

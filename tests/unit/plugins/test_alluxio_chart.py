@@ -129,3 +129,11 @@ def test_the_chart_s_memory_client_cache_must_fit_the_fuse_heap():
     build_values(params(profile="fluid-defaults", properties={"alluxio.user.client.cache.enabled": "true",
                                                               "alluxio.user.client.cache.store.type": "MEM",
                                                               "alluxio.user.client.cache.size": "64GB"}))
+
+
+def test_the_chart_s_fuse_resources_are_the_variable_s_whole_and_fit_the_heap():
+    resources = {"requests": {"cpu": "4"}, "limits": {"cpu": "8", "memory": "24Gi"}}
+    assert build_values(params(fuse_resources=resources))["values"]["fuse"]["resources"] == resources
+    assert "resources" not in build_values(params(fuse_resources={}))["values"]["fuse"]
+    with pytest.raises(DatasetError, match=r"alluxio_fuse_resources.limits.memory=4Gi is under the FUSE JVM's heap \(-Xmx, 16.00GiB\)"):
+        build_values(params(fuse_resources={"limits": {"memory": "4Gi"}}))

@@ -258,3 +258,31 @@ def test_a_runtime_silent_on_the_fuse_heap_and_metadata_cache_gets_fluid_s():
                                            r"nothing fits"):
         build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.client.cache.size": "512MB"})), 0, CONTEXT)
     build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.metadata.cache.max.size": "100000"})), 0, CONTEXT)
+
+
+def test_fuse_resources_come_from_the_profile_or_the_runtime_whole():
+    resources = {"requests": {"cpu": "4", "memory": "20Gi"}, "limits": {"cpu": "8", "memory": "24Gi"}}
+    context = dict(CONTEXT, profiles=dict(PROFILES, sized=dict(PROFILES["dl-training"], fuse_resources=resources)))
+
+    def fuse(**runtime):
+        return build_dataset(pvc_dataset(profile="sized", **runtime), 0, context)["manifests"][1]["spec"]["fuse"]
+
+    assert fuse()["resources"] == resources
+    # The runtime's replaces the profile's whole; {} asks for none.
+    assert fuse(fuse_resources={"limits": {"memory": "32Gi"}})["resources"] == {"limits": {"memory": "32Gi"}}
+    assert "resources" not in fuse(fuse_resources={})
+
+
+@pytest.mark.parametrize("resources, message", [
+    ({"requests": {"cpu": "4"}}, r"runtime.fuse_resources sets no limits.memory: Fluid 1.0.8 then drops every FUSE resource of the runtime"),
+    ({"limits": {"memory": "8Gi"}}, r"runtime.fuse_resources.limits.memory=8Gi is under the FUSE JVM's heap \(-Xmx, 16.00GiB\)"),
+    ({"requests": {"cpu": "10"}, "limits": {"cpu": "8", "memory": "24Gi"}}, r"runtime.fuse_resources.requests.cpu=10 is above its limit 8"),
+    ({"limits": {"cpu": "lots", "memory": "24Gi"}}, r"runtime.fuse_resources.limits.cpu=lots is not a quantity such as 8 or 500m"),
+    ({"limits": {"memory": "24GB"}}, r"runtime.fuse_resources.limits.memory=24GB is not a quantity such as 24Gi"),
+    ({"limits": {"gpu": "1", "memory": "24Gi"}}, r"runtime.fuse_resources.limits has gpu: allowed are cpu, memory"),
+    ({"max": {"memory": "24Gi"}}, r"runtime.fuse_resources has max: allowed are requests and limits"),
+    ("24Gi", r"runtime.fuse_resources must be a mapping, got a string \(24Gi\)"),
+])
+def test_bad_fuse_resources_are_refused_by_name(resources, message):
+    with pytest.raises(DatasetError, match=message):
+        build_dataset(pvc_dataset(profile="dl-training", fuse_resources=resources), 0, CONTEXT)
