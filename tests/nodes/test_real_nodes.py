@@ -41,7 +41,8 @@ def test_each_kubelet_may_change_only_its_own_node(kubeconfig):
     kubectl(kubeconfig, "annotate", "node", "gpu-node-1", "fluidops.test/touched-")
 
 
-def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_stay_their_kubelets(kubeconfig, site_run):  # pylint: disable=unused-argument  # Fluid's controllers deployed
+# site_run: Fluid's controllers deployed, whose placement the test reads.
+def test_simulated_nodes_beyond_the_hosts_are_kwok_s_tainted_and_the_real_ones_stay_their_kubelets(kubeconfig, site_run):  # pylint: disable=unused-argument
     """`cluster.sh nodes COUNT` beside the real nodes, as make bench grows the cluster: the nodes
     beyond the four hosts are kwok's, Ready, with kwok's NoSchedule taint, so that only a pod that
     tolerates every taint goes where no container runs (Fluid's CSI plugin, as node agents do), and

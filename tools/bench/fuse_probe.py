@@ -39,7 +39,7 @@ def cpu(exec_in_host, pid):
     _comm, total = _stat(out[0])
     threads = {}
     for line in out[1:]:
-        tid, _, rest = line.partition(" ")
+        tid, _space, rest = line.partition(" ")
         if rest.strip():
             threads[tid] = _stat(rest)
     return {"total": total, "threads": threads}
