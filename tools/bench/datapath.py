@@ -357,16 +357,11 @@ def write_key(store):
 
 
 # -- the plan ---------------------------------------------------------------------------
-class Variant(collections.namedtuple("Variant", "name note args env before")):
-    """A warm case of the running profile: fuse.args and alluxio-env.sh as the functions ``args``
-    and ``env`` make them from the files' text (None: as they are), only the FUSE process started
-    again with them; ``before()``, if given, runs after the FUSE warm-up and before each run's
-    epochs, and returns what it took in seconds."""
-
-    __slots__ = ()
-
-    def __new__(cls, name, note, args=None, env=None, before=None):
-        return super().__new__(cls, name, note, args, env, before)
+# A warm case of the running profile: fuse.args and alluxio-env.sh as the functions ``args`` and
+# ``env`` make them from the files' text (None: as they are), only the FUSE process started again
+# with them; ``before()``, if given, runs after the FUSE warm-up and before each run's epochs, and
+# returns what it took in seconds.
+Variant = collections.namedtuple("Variant", "name note args env before", defaults=(None, None, None))
 
 
 class Bench:

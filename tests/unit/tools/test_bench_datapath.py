@@ -202,3 +202,14 @@ def test_the_report_shows_a_failed_variant_the_breakdown_the_settings_and_what_b
             "15.2 without the JIT threads' time (a long-running FUSE's, at most); TFRecord shards, 5250 MiB/s per FUSE core, "
             "need **0.2 cores**.") in text
     assert "Of the profile's, 0.10 ms is the JIT compiler threads'" in text and "without it a file costs 1.90 ms" in text
+
+
+def test_the_fluid_variants_flip_what_fluid_s_values_set(tmp_path):
+    values = tmp_path / "values.yaml"
+    values.write_text("properties:\n  alluxio.user.direct.memory.io.enabled: 'true'\n  alluxio.fuse.jnifuse.libfuse.version: '3'\n")
+    variants = {variant.name: variant for variant in datapath.fluid_variants(str(values))}
+    assert "direct memory IO off" in variants and "libfuse 2" in variants
+    assert variants["direct memory IO off"].env("").endswith(' -Dalluxio.user.direct.memory.io.enabled=false"\n')
+    assert variants["listing after the load"].before is datapath.listing and variants["listing after the load"].env is None
+    values.write_text("properties: {}\n")
+    assert {"direct memory IO on", "libfuse 3"} <= {variant.name for variant in datapath.fluid_variants(str(values))}
