@@ -167,9 +167,12 @@ class FluidClient(object):
         return self.k8s.patch(self.resource(kind, api_version), body, name=name, namespace=namespace,
                               content_type="application/merge-patch+json").to_dict()
 
-    def delete(self, kind, name, namespace, api_version=FLUID_API):
+    def delete(self, kind, name, namespace, api_version=FLUID_API, propagation=None):
+        """``propagation``: Background or Foreground deletes what the object owns (a Job's pods,
+        which batch/v1 orphans by default)."""
         self.calls.append(("delete", kind, namespace, name))
-        return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace)
+        body = {"propagationPolicy": propagation} if propagation else None
+        return self.k8s.delete(self.resource(kind, api_version), name=name, namespace=namespace, body=body)
 
     def newest_pod(self, namespace, label_selector):
         """The most recently created pod with these labels (a Job's latest attempt), or None."""

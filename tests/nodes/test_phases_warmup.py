@@ -11,6 +11,7 @@ import pytest
 import yaml
 from kubernetes import client
 
+from conftest import standin_files
 from playbook import folded, run_playbook
 
 
@@ -38,6 +39,23 @@ def test_site_warms_the_cache_to_the_threshold_and_shows_its_progress(api, site_
     assert seen, output
     assert "imagenet: DataLoad Complete" in folded(output)
     assert float(dataset(api, "imagenet")["status"]["cacheStates"]["cachedPercentage"].rstrip("%")) == 100
+
+
+def test_site_lists_the_warmed_dataset_through_its_claim_on_every_gpu_node(api, site_run):
+    """The warm-up's listing: a pod on each of the four nodes (all GPU nodes here) ran the FUSE
+    pods' Alluxio image, read the whole claim through that node's real FUSE mount and found every
+    file of the stand-in; the Dataset records it, and no Job or pod of it is left."""
+    assert site_run.returncode == 0, site_run.output[-3000:]
+    files = len(standin_files("train")) + len(standin_files("validation"))
+    found = re.search(r"imagenet: listed on (\d+) nodes in [0-9.]+ s; files found: ([\w.-]+ \d+(?:, [\w.-]+ \d+)*)", folded(site_run.output))
+    assert found, site_run.output[-3000:]
+    nodes = sorted(node.metadata.name for node in client.CoreV1Api(api).list_node().items)
+    assert int(found.group(1)) == len(nodes) == 4
+    assert found.group(2) == ", ".join("%s %d" % (node, files) for node in nodes)
+    record = json.loads(dataset(api, "imagenet")["metadata"]["annotations"]["fluidops.io/listed"])
+    assert record["nodes"] == nodes
+    assert not client.BatchV1Api(api).list_namespaced_job("default", label_selector="fluidops.io/listing").items
+    assert not client.CoreV1Api(api).list_namespaced_pod("default", label_selector="fluidops.io/listing").items
 
 
 @pytest.fixture

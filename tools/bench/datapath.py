@@ -45,7 +45,10 @@ from report import machine, pinned, publish
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools", "alluxio"))
+sys.path.insert(0, os.path.join(REPO, ".collections"))
 import localconf  # noqa: E402  pylint: disable=wrong-import-position
+
+from ansible_collections.fluidops.accel.plugins.module_utils import dataset_listing  # noqa: E402  pylint: disable=wrong-import-position
 
 CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")))
 LOCAL = os.path.join(CACHE, "localcluster")
@@ -495,14 +498,22 @@ def fuse_jvm(*words, replace=None):
 
 
 def listing():
-    """Every file of the data set looked up and its size read through the FUSE mount, as a data
-    loader's listing does before its first epoch: the kernel's entries and attributes and the
-    client's metadata cache filled. Its seconds."""
+    """The warm-up's listing (fluid_dataset_listing's script: ls -lR, a lookup and a getattr of every
+    file) through the FUSE mount: the kernel's entries and attributes and the client's metadata
+    cache filled, as on each GPU node after the bundle's warm-up. Its seconds."""
     began = time.monotonic()
-    found = in_host("find", fuse_root(), "-type", "f", "-printf", "%s\n").stdout.count("\n")
-    if not found:
-        raise SystemExit("bench-datapath: the listing through %s found no file" % fuse_root())
+    found = in_host("sh", "-c", dataset_listing.SCRIPT, fuse_root()).stdout.strip()
+    if not found.isdigit() or not int(found):
+        raise SystemExit("bench-datapath: the listing through %s found no file (%s)" % (fuse_root(), found[-200:]))
     return time.monotonic() - began
+
+
+def listing_then_expired():
+    """The warm-up's listing, then the client metadata cache's entries older than its expiry, as a
+    training that starts after it finds them (the variant sets a 1 s expiry). Its seconds."""
+    seconds = listing()
+    time.sleep(METADATA_EXPIRED_SECONDS)
+    return seconds
 
 
 def profile_env(values, running, master_host):
@@ -539,8 +550,12 @@ def fluid_variants(values_path):
         Variant("direct memory IO %s" % ("off" if direct else "on"), "alluxio.user.direct.memory.io.enabled=%s for FUSE: the "
                 "client opens the block file itself, without asking the worker" % ("false" if direct else "true"),
                 env=fuse_jvm("-Dalluxio.user.direct.memory.io.enabled=%s" % ("false" if direct else "true"))),
-        Variant("listing after the load", "every file's size read through the FUSE mount before the epoch (find -printf %s), "
-                "as a data loader lists its data set", before=listing),
+        Variant(LISTED, "the warm-up's listing through the FUSE mount before the epoch (ls -lR, as fluid_dataset_listing "
+                "runs it on each GPU node)", before=listing),
+        Variant(LISTED_EXPIRED, "the listing, then its client metadata cache entries expired, as for a training that starts "
+                "more than Fluid's 10 minutes (alluxio.user.metadata.cache.expiration.time) after the warm-up: a 1 s expiry "
+                "here; the kernel's entries (7200 s) still hold", env=fuse_jvm("-Dalluxio.user.metadata.cache.expiration.time=1s"),
+                before=listing_then_expired),
         Variant("libfuse %s" % ("2" if libfuse == "3" else "3"), "alluxio.fuse.jnifuse.libfuse.version for FUSE",
                 env=fuse_jvm("-Dalluxio.fuse.jnifuse.libfuse.version=%s" % ("2" if libfuse == "3" else "3"))),
         Variant("max_idle_threads=8", "libfuse 3's idle worker threads at the readers' 8 (Alluxio passes 64)",
@@ -548,6 +563,9 @@ def fluid_variants(values_path):
         Variant("Parallel GC instead of G1", "the FUSE JVM's collector", env=fuse_jvm(replace=("-XX:+UseG1GC", "-XX:+UseParallelGC"))),
         Variant("ActiveProcessorCount=24", "the dawnbench sample's, for the FUSE JVM's pools (this machine's %d otherwise)"
                 % os.cpu_count(), env=fuse_jvm("-XX:ActiveProcessorCount=24")),
+        Variant("direct_io, max_read 1 MiB", "FUSE options direct_io and max_read=1048576 instead of max_read=131072: reads "
+                "bypass the kernel page cache and its 128 KiB readahead, so a 1 MiB read is one FUSE request (libfuse 3 asks the "
+                "kernel for 256-page requests)", args=fuse_options(remove=["max_read"], add=["direct_io", "max_read=1048576"])),
         Variant("worker client pool min 0", "alluxio.user.block.worker.client.pool.min=0 (Alluxio's default) for FUSE, "
                 "where Fluid sets 512", env=fuse_jvm("-Dalluxio.user.block.worker.client.pool.min=0")),
     ]
@@ -599,23 +617,42 @@ def by_name(cases):
 
 
 def ratio(cases, numerator, denominator, workload):
+    """The ratio of two cases' median MiB/s, or None when either is missing (a variant that broke)."""
     summaries = by_name(cases)
+    if numerator not in summaries or denominator not in summaries:
+        return None
     return round(summaries[numerator][workload]["median_mib_s"] / summaries[denominator][workload]["median_mib_s"], 2)
 
 
 WARM, DEFAULTS = "Alluxio warm (dl-training)", "Alluxio warm (fluid-defaults)"
+# As the bundle deploys a profile: the warm-up lists each dataset on every GPU node (warmup_list).
+# Fluid's defaults keep a client's metadata 10 minutes, so a training that starts later finds the
+# listing's entries expired; dl-training keeps them 2 days.
+LISTED, LISTED_EXPIRED = "listing after the load", "listing, then the metadata cache expired"
+DEPLOYED = "dl-training as deployed (after the warm-up's listing)"
+METADATA_EXPIRED_SECONDS = 2
 DIRECT, REMOTE = "direct ramfs", "remote store (S3, throttled)"
 
 
 def goals(cases):
-    """Issue 27's goals, each a value of this run against its target."""
+    """Issue 27's goals, each a value of this run against its target: as the bundle deploys the
+    profile (after the warm-up's listing) and on a plain warm mount."""
+    summaries = by_name(cases)
+
+    def ms_per_file(name):
+        return (summaries.get(name) or {}).get("small", {}).get("fuse_cpu_ms_per_file")
+
     rows = [
-        {"goal": "warm first epoch of small files >= 5x the throttled store", "value": ratio(cases, WARM, REMOTE, "small"), "target": 5.0},
-        {"goal": "FUSE CPU per warm small file <= 0.6 ms", "value": by_name(cases)[WARM]["small"].get("fuse_cpu_ms_per_file"),
+        {"goal": "warm first epoch of small files >= 5x the throttled store", "value": ratio(cases, DEPLOYED, REMOTE, "small"),
+         "plain": ratio(cases, WARM, REMOTE, "small"), "target": 5.0},
+        {"goal": "FUSE CPU per warm small file <= 0.6 ms", "value": ms_per_file(DEPLOYED), "plain": ms_per_file(WARM),
          "target": 0.6, "unit": "ms", "at_most": True},
         {"goal": "dl-training >= 2x the Fluid-configured defaults, warm first epoch of small files",
-         "value": ratio(cases, WARM, DEFAULTS, "small"), "target": 2.0},
-        {"goal": "shards warm >= 0.3x direct ramfs", "value": ratio(cases, WARM, DIRECT, "shards"), "target": 0.3},
+         "value": ratio(cases, DEPLOYED, LISTED_EXPIRED, "small"), "plain": ratio(cases, WARM, DEFAULTS, "small"), "target": 2.0,
+         "note": "as deployed: the defaults' training starting after their 10-minute metadata expiry; within it %sx" % cell(
+             ratio(cases, DEPLOYED, LISTED, "small"))},
+        {"goal": "shards warm >= 0.3x direct ramfs", "value": ratio(cases, DEPLOYED, DIRECT, "shards"),
+         "plain": ratio(cases, WARM, DIRECT, "shards"), "target": 0.3},
     ]
     for row in rows:
         value = row["value"]
@@ -669,10 +706,12 @@ SIZING_MARGIN = 1.5
 
 
 def sizing(cases):
-    """The FUSE CPU a node feeding 8 V100s needs, from this run's warm first epoch of the profile:
-    one file per image (the small files' FUSE CPU per file) and TFRecord shards (their MiB/s per
-    FUSE core), with SIZING_MARGIN."""
-    warm = by_name(cases)[WARM]
+    """The FUSE CPU a node feeding 8 V100s needs, from this run's warm first epoch of the profile
+    as deployed (after the warm-up's listing; its plain warm case if that failed): one file per
+    image (the small files' FUSE CPU per file) and TFRecord shards (their MiB/s per FUSE core),
+    with SIZING_MARGIN."""
+    summaries = by_name(cases)
+    warm = summaries.get(DEPLOYED) or summaries[WARM]
     small, shards = warm["small"], warm["shards"]
     if not small.get("fuse_cpu_ms_per_file") or not shards.get("fuse_cores"):
         return None
@@ -725,13 +764,31 @@ def bounds(report):
             small["median_mib_s"] / defaults["small"]["median_mib_s"],
             ", direct memory IO" if report.get("direct_memory_io") else "",
             ": %s helped" % ", ".join(helped) if helped else ", and none helped beyond the baseline's drift"))
+    deployed = summaries.get(DEPLOYED)
+    if deployed and LISTED in summaries and LISTED_EXPIRED in summaries:
+        lines.append(
+            "- *As deployed*: the warm-up's listing is the lever. After it, dl-training's first epoch reads %.0f files/s at %s ms "
+            "of FUSE CPU a file (%s FUSE operations a file: the kernel answers the lookups, the client cache the rest). The "
+            "defaults get the same listing (%.2fx dl-training as deployed) while their client metadata lasts, 10 minutes; a "
+            "training that starts later finds it expired and gets %.2fx, where dl-training keeps it 2 days. The listing took "
+            "%s s for %s files here." % (
+                deployed["small"]["median_files_s"], cell(deployed["small"].get("fuse_cpu_ms_per_file")),
+                cell(deployed["small"].get("fuse_ops_per_file")), ratio(report["cases"], LISTED, DEPLOYED, "small"),
+                ratio(report["cases"], LISTED_EXPIRED, DEPLOYED, "small"),
+                cell(next((c.get("before_seconds") for c in report["cases"] if c["name"] == DEPLOYED), None), "%.1f"),
+                report["dataset"].split()[0]))
+    direct_io = next((row for row in report["settings"] if row["setting"].startswith("direct_io") and "error" not in row), None)
     lines.append(
         "- *Shards against direct*: warm shards come at %.0f MiB/s, %.2fx the ramfs's %.0f; FUSE hands the reader at most "
         "max_read bytes per read (128 KiB), so a 1 MiB record is 8 round trips into the JVM (%.2f FUSE cores). The second "
-        "epoch, from the kernel page cache, reaches %.2fx direct." % (
+        "epoch, from the kernel page cache, reaches %.2fx direct.%s" % (
             warm["shards"]["median_mib_s"], warm["shards"]["median_mib_s"] / direct["shards"]["median_mib_s"],
             direct["shards"]["median_mib_s"], warm["shards"].get("fuse_cores", 0),
-            second["shards"]["median_mib_s"] / direct["shards"]["median_mib_s"]))
+            second["shards"]["median_mib_s"] / direct["shards"]["median_mib_s"],
+            " With direct_io and 1 MiB requests the defaults' shards went %.2fx and their small files %.2fx: %s." % (
+                direct_io["shards"], direct_io["small"],
+                "fewer, larger requests pay" if direct_io["shards"] > 1 + direct_io["noise"] else "the request size is not the bound")
+            if direct_io else ""))
     return lines
 
 
@@ -811,15 +868,19 @@ def markdown(report):
             row["against"], row["small"], row["shards"], cell(row["ms_per_file"]), cell(row["baseline_ms_per_file"]), row["verdict"]))
     lines += ["", "Ratios of medians of the first epoch against the profile's warm case. A setting helps or hurts when it moves the "
               "small files' rate by more than the baseline's own drift between its first measure and the one at the end (5% "
-              "at least).", "", "| goal | value | met |", "|---|---|---|"]
+              "at least).", "", "| goal | as deployed | met | plain warm mount |", "|---|---|---|---|"]
     for row in report["goals"]:
-        value = cell(row["value"], "%.2f ms" if row.get("unit") == "ms" else "%.2fx")
-        lines.append("| %s | %s | %s |" % (row["goal"], value, "yes" if row["met"] else "**no**"))
+        form = "%.2f ms" if row.get("unit") == "ms" else "%.2fx"
+        note = " (%s)" % row["note"] if row.get("note") else ""
+        met = "yes" if row["met"] else "**no**"
+        lines.append("| %s | %s%s | %s | %s |" % (row["goal"], cell(row["value"], form), note, met, cell(row.get("plain"), form)))
+    lines += ["", "As deployed: dl-training after the warm-up's listing, on the FUSE mount that listed (%s); plain: its warm "
+              "case, a FUSE mount just started after distributedLoad." % DEPLOYED]
     lines += ["", "What bounds each goal:", ""] + bounds(report)
     if report.get("sizing"):
         lines += ["", "### FUSE for a node of 8 V100s", "",
                   "A node of the seeds' 4 x 8 V100 run reads %(images_per_sec)d images/s (seed 003, warm, last step), %(mib_per_sec)d "
-                  "MiB/s of 110 KB images. At this run's dl-training rates, with %(margin).1fx margin: one file per image, %(files_per_core)d "
+                  "MiB/s of 110 KB images. At this run's rates of dl-training as deployed, with %(margin).1fx margin: one file per image, %(files_per_core)d "
                   "files/s per FUSE core, needs **%(cores_small_files).1f cores** with the JIT still compiling as in this run, "
                   "%(cores_small_files_settled).1f without the JIT threads' time (a long-running FUSE's, at most); TFRecord shards, "
                   "%(mib_per_core)d MiB/s per FUSE core, need **%(cores_shards).1f cores**." % report["sizing"]]
@@ -894,6 +955,8 @@ def main():
         bench.case("remote store (S3, throttled)", "remote", "GET object through the throttle", lambda: bench.epochs("s3"))
         bench.alluxio_cases("fluid-defaults", "fluid-defaults", fluid_variants(values["fluid-defaults"]))
         bench.alluxio_cases("dl-training", "dl-training", [
+            Variant(DEPLOYED, "after distributedLoad and the warm-up's listing (warmup_list, ls -lR through the claim on each "
+                    "GPU node), the FUSE mount that listed", before=listing),
             Variant("dl-training without kernel_cache", "FUSE option taken out", args=fuse_options(remove=["kernel_cache"])),
             Variant("dl-training without attr/entry timeouts", "FUSE options taken out",
                     args=fuse_options(remove=["attr_timeout", "entry_timeout"])),

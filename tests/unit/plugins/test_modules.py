@@ -23,6 +23,7 @@ from ansible_collections.fluidops.accel.plugins.modules import (
     chart_crds,
     fluid_dataload,
     fluid_dataset_info,
+    fluid_dataset_listing,
     gpu_node_labels,
     mpijob,
     render_files,
@@ -232,8 +233,8 @@ class FakeCluster(object):
         self.objects[key] = stored
         return Instance(stored)
 
-    def delete(self, resource, name=None, namespace=None):
-        self.requests.append(("DELETE", resource.kind, namespace, name))
+    def delete(self, resource, name=None, namespace=None, body=None):
+        self.requests.append(("DELETE", resource.kind, namespace, name) + ((body["propagationPolicy"],) if body else ()))
         self.objects.pop((resource.kind, namespace, name))
 
     def watch(self, resource, namespace=None, resource_version=None, timeout=None, watcher=None):
@@ -973,3 +974,114 @@ def test_chart_crds_a_document_that_is_no_crd_fails_before_any_request(monkeypat
         chart_crds.main()
     assert failed.value.result["msg"] == "src: %s, document 2: kind ConfigMap, not a named CustomResourceDefinition" % src[0]
     assert cluster.requests == []
+
+
+def gpu_node(name, ready=True, cordoned=False):
+    return {"kind": "Node", "metadata": {"name": name, "labels": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"}},
+            "spec": {"unschedulable": True} if cordoned else {},
+            "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "Unknown"}]}}
+
+
+def listing_pod(name, node, phase):
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": "default", "labels": {"fluidops.io/listing": "imagenet-warmup-listing"}},
+            "spec": {"nodeName": node}, "status": {"phase": phase}}
+
+
+LISTING = {"name": "imagenet-warmup-listing", "dataset": "imagenet", "node_selector": {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB"},
+           "tolerations": [{"key": "fluidops.io/dedicated", "value": "training", "effect": "NoSchedule"}], "wait_timeout": 30}
+FUSE_DAEMONSET = {"kind": "DaemonSet", "metadata": {"name": "imagenet-fuse", "namespace": "default"},
+                  "spec": {"template": {"spec": {"containers": [{"name": "alluxio-fuse", "image": "alluxio/alluxio:2.9.3"}]}}}}
+
+
+def listing_cluster(job_status, pods, logs):
+    """Two GPU nodes that take pods, one cordoned and one not Ready; the dataset's FUSE DaemonSet;
+    the Job's watch ends with ``job_status``, its pods as given."""
+    return FakeCluster([fixture("dataset-bound-full"), FUSE_DAEMONSET, gpu_node("gpu-1"), gpu_node("gpu-2"),
+                        gpu_node("gpu-3", cordoned=True), gpu_node("gpu-4", ready=False)] + pods,
+                       events={"Job": [("MODIFIED", {"name": "imagenet-warmup-listing", "status": job_status})]}, logs=logs)
+
+
+def test_listing_runs_a_pod_on_each_schedulable_gpu_node_then_records_it_and_deletes_the_job(monkeypatch, fake_core_api):
+    complete = {"succeeded": 2, "conditions": [{"type": "Complete", "status": "True"}]}
+    cluster = listing_cluster(complete, [listing_pod("l-a", "gpu-1", "Succeeded"), listing_pod("l-b", "gpu-2", "Succeeded")],
+                              {"l-a": "1200\n", "l-b": "1200\n"})
+    result = run(fluid_dataset_listing, LISTING, cluster, monkeypatch).result
+    assert result["changed"] and result["listed"] and result["nodes"] == ["gpu-1", "gpu-2"]
+    assert result["files"] == {"gpu-1": 1200, "gpu-2": 1200}
+    posted = [r for r in cluster.requests if r[0] == "POST"]
+    assert posted == [("POST", "Job", "default", "imagenet-warmup-listing")]
+    assert ("DELETE", "Job", "default", "imagenet-warmup-listing", "Background") in cluster.requests
+    assert ("Job", "default", "imagenet-warmup-listing") not in cluster.objects
+    record = json.loads(cluster.objects[("Dataset", "default", "imagenet")]["metadata"]["annotations"]["fluidops.io/listed"])
+    assert record == {"job": "imagenet-warmup-listing", "path": "", "nodes": ["gpu-1", "gpu-2"]}
+    # A second run with the same settings and nodes lists nothing.
+    cluster.requests.clear()
+    again = run(fluid_dataset_listing, LISTING, cluster, monkeypatch).result
+    assert not again["changed"] and not again["listed"]
+    assert [r[0] for r in cluster.requests] == ["GET", "GET"]
+    # A node that joins the GPU nodes is listed on: the record no longer covers the nodes.
+    cluster.objects[("Node", None, "gpu-5")] = gpu_node("gpu-5")
+    cluster.objects.pop(("Pod", "default", "l-a")), cluster.objects.pop(("Pod", "default", "l-b"))
+    assert run(fluid_dataset_listing, LISTING, cluster, monkeypatch).result["nodes"] == ["gpu-1", "gpu-2", "gpu-5"]
+
+
+def test_the_listing_job_is_one_read_only_pod_per_node_with_the_fuse_image(monkeypatch, fake_core_api):
+    cluster = listing_cluster({"active": 2}, [], {})
+    result = run(fluid_dataset_listing, dict(LISTING, path="/imagenet/train", fail_on_timeout=False), cluster, monkeypatch).result
+    assert result["timed_out"] and result["progress"] == {"succeeded": 0, "failed": 0, "active": 2}
+    job = cluster.objects[("Job", "default", "imagenet-warmup-listing")]["spec"]
+    assert (job["completions"], job["parallelism"], job["backoffLimit"]) == (2, 2, 0)
+    pod = job["template"]["spec"]
+    assert pod["nodeSelector"] == LISTING["node_selector"]
+    anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+    assert anti["labelSelector"]["matchLabels"].items() <= job["template"]["metadata"]["labels"].items()
+    assert pod["volumes"] == [{"name": "dataset", "persistentVolumeClaim": {"claimName": "imagenet", "readOnly": True}}]
+    container = pod["containers"][0]
+    assert container["image"] == "alluxio/alluxio:2.9.3" and container["command"][-1] == "/dataset/imagenet/train"
+    assert container["volumeMounts"][0]["readOnly"]
+    assert pod["tolerations"] == [dict(LISTING["tolerations"][0], operator="Equal")]
+    assert "fluidops.io/listed" not in (cluster.objects[("Dataset", "default", "imagenet")]["metadata"].get("annotations") or {})
+
+
+def test_a_failed_listing_pod_fails_with_its_node_and_log_and_the_job_goes(monkeypatch, fake_core_api):
+    failed = {"failed": 1, "succeeded": 1, "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}]}
+    cluster = listing_cluster(failed, [listing_pod("l-a", "gpu-1", "Succeeded"), listing_pod("l-b", "gpu-2", "Failed")],
+                              {"l-a": "1200\n", "l-b": "ls: cannot access '/dataset': Transport endpoint is not connected\n"})
+    outcome = run(fluid_dataset_listing, LISTING, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    assert "pod l-b on gpu-2: ls: cannot access '/dataset': Transport endpoint is not connected" in outcome.result["msg"]
+    assert ("Job", "default", "imagenet-warmup-listing") not in cluster.objects
+    assert "fluidops.io/listed" not in (cluster.objects[("Dataset", "default", "imagenet")]["metadata"].get("annotations") or {})
+
+
+def test_a_listing_times_out_naming_what_its_pods_wait_for(monkeypatch, fake_core_api):
+    pending = listing_pod("l-a", None, "Pending")
+    pending["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                        "message": "0/4 nodes are available: 2 node(s) didn't match pod anti-affinity rules"}]
+    cluster = listing_cluster({"active": 1, "succeeded": 1}, [listing_pod("l-b", "gpu-2", "Succeeded"), pending], {})
+    outcome = run(fluid_dataset_listing, LISTING, cluster, monkeypatch)
+    assert isinstance(outcome, Failed)
+    message = outcome.result["msg"]
+    assert message.startswith("Timed out after 30s: the listing of dataset imagenet: 1 of 2 nodes done"), message
+    assert "pod l-a on no node Pending (Unschedulable: 0/4 nodes are available" in message
+
+
+@pytest.mark.parametrize("args, objects, message", [
+    (dict(LISTING, node_selector={}), [], "node_selector={} selects every node"),
+    (LISTING, [gpu_node("gpu-1")], "dataset imagenet has no FUSE DaemonSet in namespace default to take the listing's image from"),
+    (dict(LISTING, dataset="other"), [gpu_node("gpu-1")], "Dataset other not found in namespace default"),
+    (LISTING, [gpu_node("gpu-1", ready=False)], "no Ready, schedulable node has the labels aliyun.accelerator/nvidia_name=Tesla-V100-SXM2-16GB"),
+])
+def test_a_listing_that_cannot_run_fails_before_creating_anything(monkeypatch, args, objects, message):
+    cluster = FakeCluster([fixture("dataset-bound-full")] + objects)
+    outcome = run(fluid_dataset_listing, args, cluster, monkeypatch)
+    assert isinstance(outcome, Failed) and message in outcome.result["msg"], outcome.result["msg"]
+    assert not [r for r in cluster.requests if r[0] in ("POST", "PATCH", "DELETE")]
+
+
+def test_a_listing_in_check_mode_creates_nothing(monkeypatch):
+    cluster = listing_cluster({}, [], {})
+    result = run(fluid_dataset_listing, LISTING, cluster, monkeypatch, check=True).result
+    assert result["changed"] and result["nodes"] == ["gpu-1", "gpu-2"]
+    assert all(r[0] == "GET" for r in cluster.requests)

@@ -1,0 +1,246 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: fluidops contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: fluid_dataset_listing
+short_description: List a Fluid dataset through its claim on every GPU node, so that each node's FUSE client holds its metadata
+version_added: 1.1.0
+author: fluidops contributors (!UNKNOWN)
+description:
+  - A DataLoad fills the cache workers' blocks but not what each node's FUSE client keeps of the metadata (the
+    kernel's entries and attributes, Alluxio's client metadata cache); a first epoch then asks the master for every
+    file from every node. This module runs a C(Job) with one pod on each schedulable node of I(node_selector), each
+    listing the dataset's claim read-only with C(ls -lR), and waits for it.
+  - The pods run the image of the dataset's FUSE pods (its runtime's FUSE DaemonSet), which every node that mounts
+    the claim pulls anyway, unless I(image) names another.
+  - When the Job is Complete, the module records the listing (the Job's name, I(path) and the nodes) in the
+    Dataset's C(fluidops.io/listed) annotation and deletes the Job, so no finished pod keeps the claim in use; a
+    second run with the same settings and nodes lists nothing and reports no change.
+  - A pod that fails fails the task with its node and the last lines of its log; the Job is deleted so that the next
+    run lists again.
+  - The action plugin of the same name prints how many nodes have listed every I(progress_interval) seconds.
+  - In check mode nothing is created and nothing waits; the task reports whether it would list.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - fluidops.accel.sliced_wait
+options:
+  name:
+    description: Name of the listing Job.
+    type: str
+    required: true
+  namespace:
+    description: Namespace of the dataset, its claim and the Job.
+    type: str
+    default: default
+  dataset:
+    description: The Fluid dataset; Fluid names its claim after it.
+    type: str
+    required: true
+  path:
+    description: The directory of the claim to list; empty lists the whole claim.
+    type: str
+    default: ""
+  node_selector:
+    description: Labels of the nodes to list on (the GPU nodes); every Ready node that is not cordoned gets one pod.
+    type: dict
+    required: true
+  tolerations:
+    description:
+      - Node taints (C(key), C(value), C(effect)) the pods tolerate, as C(fluidops_gpu_node_taints) lists them;
+        C(Equal) when a value is given, else C(Exists).
+    type: list
+    elements: dict
+    default: []
+  image:
+    description: The pods' image, which needs C(sh) and C(ls); by default that of the dataset's FUSE pods.
+    type: str
+  wait:
+    description: Wait until every node has listed.
+  wait_timeout:
+    default: 1800
+requirements:
+  - python >= 3.9
+  - kubernetes >= 24.2.0
+"""
+
+EXAMPLES = r"""
+- name: List ImageNet on every V100 node after its warm-up
+  fluidops.accel.fluid_dataset_listing:
+    name: imagenet-listing
+    dataset: imagenet
+    node_selector: {aliyun.accelerator/nvidia_name: Tesla-V100-SXM2-16GB}
+    tolerations: [{key: fluidops.io/dedicated, value: training, effect: NoSchedule}]
+"""
+
+RETURN = r"""
+listed:
+  description: Whether this run listed (false when the Dataset's record already covers these settings and nodes).
+  returned: always
+  type: bool
+nodes:
+  description: The nodes listed on (in check mode, those that would be).
+  returned: always
+  type: list
+  elements: str
+files:
+  description: The files each node's pod found, by node name (a node whose log cannot be read is left out).
+  returned: when the listing ran to its end
+  type: dict
+  sample: {gpu-node-1: 1281167}
+seconds:
+  description: Seconds the module waited.
+  returned: always
+  type: float
+timed_out:
+  description: True when the wait ran out (only returned without failing when I(fail_on_timeout=false)).
+  returned: always
+  type: bool
+progress:
+  description: The Job's pods that succeeded, failed and are active.
+  returned: always
+  type: dict
+api_calls:
+  description: API requests the module made.
+  returned: always
+  type: int
+reconnects:
+  description: Attempts to list again after a wait's watch connection dropped.
+  returned: always
+  type: int
+"""
+
+from ansible_collections.fluidops.accel.plugins.module_utils.dataset_listing import (
+    RECORD,
+    files_found,
+    fuse_image,
+    job_body,
+    job_finished,
+    job_progress,
+    record_of,
+    schedulable,
+)
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, ModuleSpec, run_module, timed_out_after, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
+
+
+def spec():
+    return ModuleSpec.sliced_wait(1800, dict(
+        name=dict(type="str", required=True),
+        namespace=dict(type="str", default="default"),
+        dataset=dict(type="str", required=True),
+        path=dict(type="str", default=""),
+        node_selector=dict(type="dict", required=True),
+        tolerations=dict(type="list", elements="dict", default=[]),
+        image=dict(type="str"),
+    ), check=lambda params: [] if params["node_selector"] else ["node_selector={} selects every node: give the GPU nodes' labels"])
+
+
+def pods_found(client, params):
+    """{node: files} from the logs of the Job's pods, and a note on each that failed."""
+    pods, _unused = client.list("Pod", params["namespace"], api_version="v1", label_selector="fluidops.io/listing=%s" % params["name"])
+    files, failures = {}, []
+    for pod in pods:
+        node = (pod.get("spec") or {}).get("nodeName") or "(not scheduled)"
+        phase = (pod.get("status") or {}).get("phase")
+        if phase == "Succeeded" and files_found(log_of(client, pod, params["namespace"])) is not None:
+            files[node] = files_found(log_of(client, pod, params["namespace"]))
+        elif phase == "Failed":
+            log = " | ".join(line.strip() for line in log_of(client, pod, params["namespace"], tail_lines=5).splitlines())
+            failures.append("pod %s on %s: %s" % (pod["metadata"]["name"], node, log or "no log"))
+    return files, failures
+
+
+def log_of(client, pod, namespace, tail_lines=None):
+    """A pod's log, or "" when the node cannot give it (it is gone, or a simulated kubelet)."""
+    try:
+        return client.pod_log(pod["metadata"]["name"], namespace, tail_lines=tail_lines) or ""
+    except ApiException:
+        return ""
+
+
+def pods_waiting(client, params):
+    """What each of the Job's unfinished pods waits on: its phase and the reason of its first
+    condition or container state that gives one (unschedulable, a FUSE mount that never came)."""
+    pods, _unused = client.list("Pod", params["namespace"], api_version="v1", label_selector="fluidops.io/listing=%s" % params["name"])
+    waiting = []
+    for pod in pods:
+        status = pod.get("status") or {}
+        if status.get("phase") in ("Succeeded", "Failed"):
+            continue
+        reasons = ["%s: %s" % (c.get("reason"), c.get("message")) for c in status.get("conditions") or [] if c.get("status") != "True" and c.get("reason")]
+        reasons += ["%s: %s" % (s["state"]["waiting"].get("reason"), s["state"]["waiting"].get("message") or "")
+                    for s in status.get("containerStatuses") or [] if (s.get("state") or {}).get("waiting")]
+        waiting.append("pod %s on %s %s%s" % (pod["metadata"]["name"], (pod.get("spec") or {}).get("nodeName") or "no node",
+                                              status.get("phase") or "Pending", (" (%s)" % "; ".join(reasons)) if reasons else ""))
+    return waiting
+
+
+def execute_module(module, client):
+    params = module.params
+    namespace, name = params["namespace"], params["name"]
+    dataset = client.get("Dataset", params["dataset"], namespace)
+    if dataset is None:
+        module.fail_json(msg="Dataset %s not found in namespace %s: the listing reads a dataset's claim" % (params["dataset"], namespace),
+                         **client.counts())
+    selector = ",".join("%s=%s" % item for item in sorted(params["node_selector"].items()))
+    found, _unused = client.list("Node", None, api_version="v1", label_selector=selector)
+    nodes = schedulable(found)
+    if not nodes:
+        module.fail_json(msg="no Ready, schedulable node has the labels %s (node_selector) to list dataset %s on" % (selector, params["dataset"]),
+                         **client.counts())
+    record = record_of(params, nodes)
+    result = dict(changed=False, listed=False, nodes=nodes, seconds=0.0, timed_out=False, progress=job_progress(None))
+    if ((dataset.get("metadata") or {}).get("annotations") or {}).get(RECORD) == record:
+        module.exit_json(**dict(result, **client.counts()))
+    result.update(changed=True, listed=True)
+    job = client.get("Job", name, namespace, api_version="batch/v1")
+    if module.check_mode:
+        module.exit_json(**dict(result, **client.counts()))
+    if job is not None and job_finished(job) != "Complete" and job["spec"].get("completions") != len(nodes):
+        # One started for other nodes (a node joined or left since): it goes, and a new one lists.
+        client.delete("Job", name, namespace, api_version="batch/v1", propagation="Background")
+        job = None
+    if job is None:
+        image = params["image"]
+        if not image:
+            daemonsets, _unused = client.list("DaemonSet", namespace, api_version="apps/v1")
+            image = fuse_image(daemonsets, params["dataset"])
+            if not image:
+                module.fail_json(msg="dataset %s has no FUSE DaemonSet in namespace %s to take the listing's image from (is its runtime "
+                                     "ready?): give image" % (params["dataset"], namespace), **client.counts())
+        job = client.create("Job", job_body(params, len(nodes), image, tolerations_of(params["tolerations"], "tolerations")),
+                            namespace, api_version="batch/v1")
+    if params["wait"] and not job_finished(job):
+        started = client.clock()
+        seen, done = wait_for(client, "Job", namespace, [name], job_finished, params["wait_timeout"], api_version="batch/v1")
+        job = seen[name] or job
+        result.update(seconds=round(client.clock() - started, 1), timed_out=not done)
+    result["progress"] = job_progress(job)
+    finished = job_finished(job)
+    if finished:
+        files, failures = pods_found(client, params)
+        client.delete("Job", name, namespace, api_version="batch/v1", propagation="Background")
+        if finished == "Failed":
+            module.fail_json(msg="the listing of dataset %s failed: %s" % (params["dataset"], "; ".join(failures) or "the Job Failed"),
+                             **dict(result, **client.counts()))
+        client.patch("Dataset", params["dataset"], namespace, {"metadata": {"annotations": {RECORD: record}}})
+        module.exit_json(**dict(result, files=files, **client.counts()))
+    if result["timed_out"] and params["fail_on_timeout"]:
+        module.fail_json(msg="%s: the listing of dataset %s: %s of %d nodes done; %s" % (
+            timed_out_after(params["wait_timeout"]), params["dataset"], result["progress"]["succeeded"], len(nodes),
+            "; ".join(pods_waiting(client, params)) or "no pod yet"), **dict(result, **client.counts()))
+    module.exit_json(**dict(result, **client.counts()))
+
+
+def main():
+    run_module(spec(), execute_module)
+
+
+if __name__ == "__main__":
+    main()
