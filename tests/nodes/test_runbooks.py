@@ -124,7 +124,12 @@ def test_a_cache_freed_after_its_warm_up_is_confirmed_and_warmed_again(kubeconfi
     run(warm, "warm-again")
     run(warm, "warm-check")
     assert cached_percentage(kubeconfig) == 100
-    run(shell, "warmup-run")  # Complete and whole: nothing to load
+    output = run(shell, "warmup-run")  # Complete and whole: nothing to load, and listed before
+    assert "imagenet: listed before on" in folded(output), output[-3000:]
+    # The listing again, as after the FUSE pods restarted: the record removed, on every node.
+    run(shell, "warmup-list-again")
+    output = run(shell, "warmup-run")
+    assert re.search(r"imagenet: listed on 4 nodes in [0-9.]+ s; files found: ", folded(output)), output[-3000:]
 
 
 def test_a_dataload_whose_loader_pod_fails_is_confirmed_fixed_and_verified(kubeconfig, shell, tmp_path):
