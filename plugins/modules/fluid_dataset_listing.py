@@ -17,6 +17,8 @@ description:
     kernel's entries and attributes, Alluxio's client metadata cache); a first epoch then asks the master for every
     file from every node. This module runs a C(Job) with one pod on each schedulable node of I(node_selector), each
     listing the dataset's claim read-only with C(ls -lR), and waits for it.
+  - Under Fluid's default FUSE clean policy (C(OnRuntimeDeleted)) a node's FUSE pod, and what it holds, stays after
+    the listing's pod ends; under C(OnDemand) it would go with it.
   - The pods run the image of the dataset's FUSE pods (its runtime's FUSE DaemonSet), which every node that mounts
     the claim pulls anyway, unless I(image) names another.
   - When the Job is Complete, the module records the listing (the Job's name, I(path) and the nodes) in the
