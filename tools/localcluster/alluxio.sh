@@ -85,6 +85,8 @@ live_workers() {  # true once the master counts every worker
   [ "$(master_info | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("workers") or []))')" -eq "${#alluxio_nodes[@]}" ]
 }
 fuse_mounted() { [ -n "$FUSE_MOUNT" ] && podman exec "$1" findmnt -n -t fuse,fuse.alluxio-fuse "$FUSE_MOUNT"; }
+# Mounted, or the FUSE JVM gone (it exits when libfuse refuses the mount): no use waiting longer.
+fuse_mounted_or_exited() { fuse_mounted "$1" || ! podman exec "$1" kill -0 "$(cat "$state/logs/$1/fuse.pid")"; }
 stop_process() {  # stop_process NODE NAME: the process started by start_process, if it runs
   # SIGTERM runs the JVM's shutdown hooks; a FUSE JVM whose mount is already gone can hang in
   # its hook, so after 15 s it gets SIGKILL.
@@ -140,8 +142,10 @@ mount_fuse() {
     start_process "$node" fuse fuse "${fuse_args[@]}"
   done
   for node in "${alluxio_nodes[@]}"; do
-    wait_for "the FUSE mount on $node" 400 "$state/logs/$node/FUSE_LOGGER.log" fuse_mounted "$node" \
-      || die "JNI-FUSE did not mount on $node (logs in $state/logs/$node)"
+    if ! wait_for "the FUSE mount on $node" 400 "$state/logs/$node/FUSE_LOGGER.log" fuse_mounted_or_exited "$node" \
+      || ! fuse_mounted "$node"; then
+      die "JNI-FUSE did not mount on $node: $(grep -E 'ERROR|Exception' "$state/logs/$node/FUSE_LOGGER.log" | tail -n 3) (logs in $state/logs/$node)"
+    fi
   done
 }
 
