@@ -122,7 +122,7 @@ bench: host-image  ## the bundle's own speed: cold, idempotent, status and rende
 	@tools/localcluster/build.sh
 	$(run) python tools/bench/deploy.py $(BENCH_ARGS)
 
-# A benchmark, not a test: about 25 minutes, with the local cluster down (it shares the cores); it
+# A benchmark, not a test: about 20 minutes, with the local cluster down (it shares the cores); it
 # starts a cluster of its own (instance 2) for Fluid's controller first, unless its values are kept.
 bench-datapath: host-image  ## the data path measured: ramfs, a throttled S3 store, Alluxio cold/warm, profiles, FUSE options
 	$(run) python tools/bench/datapath.py

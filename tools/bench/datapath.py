@@ -9,9 +9,12 @@ In one run, each case several times (median and spread), on one node host contai
   Fluid's runtime chart with them (tools/alluxio/localconf.py); the store mounted over S3: cold (the store read
   through Alluxio), and warm after `fs distributedLoad`, through a JNI-FUSE mount just started
   ("Alluxio-warm") and again through the same mount ("page-cache warm");
-- the dl-training profile against fluid-defaults (Alluxio's and the chart's defaults);
-- from dl-training, one FUSE option at a time taken away (kernel_cache; attr/entry timeouts), the
-  client metadata cache turned off, and the client cache turned on (dl-training-client-cache).
+- the dl-training profile against fluid-defaults (Fluid's own defaults for the runtime), and one
+  setting at a time against the fluid-defaults runtime (fluid_variants), the warm-up's listing
+  among them, also after Fluid's metadata expiry;
+- dl-training as the bundle deploys it (after the warm-up's listing) and, from dl-training, one FUSE
+  option at a time taken away (kernel_cache; attr/entry timeouts), the client metadata cache turned
+  off, and the client cache turned on (dl-training-client-cache).
 
 The data set is shaped like the seeds' ImageNet, scaled to this machine: many small files
 (~110 KB, an ImageNet JPEG's mean size) and TFRecord-like shards. The readers (reader.py) work
