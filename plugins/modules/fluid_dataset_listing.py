@@ -150,8 +150,10 @@ def pods_found(client, params):
     for pod in pods:
         node = (pod.get("spec") or {}).get("nodeName") or "(not scheduled)"
         phase = (pod.get("status") or {}).get("phase")
-        if phase == "Succeeded" and files_found(log_of(client, pod, params["namespace"])) is not None:
-            files[node] = files_found(log_of(client, pod, params["namespace"]))
+        if phase == "Succeeded":
+            found = files_found(log_of(client, pod, params["namespace"]))
+            if found is not None:
+                files[node] = found
         elif phase == "Failed":
             log = " | ".join(line.strip() for line in log_of(client, pod, params["namespace"], tail_lines=5).splitlines())
             failures.append("pod %s on %s: %s" % (pod["metadata"]["name"], node, log or "no log"))

@@ -1008,6 +1008,7 @@ def test_listing_runs_a_pod_on_each_schedulable_gpu_node_then_records_it_and_del
     result = run(fluid_dataset_listing, LISTING, cluster, monkeypatch).result
     assert result["changed"] and result["listed"] and result["nodes"] == ["gpu-1", "gpu-2"]
     assert result["files"] == {"gpu-1": 1200, "gpu-2": 1200}
+    assert [r for r in cluster.requests if r[0] == "LOG"] == [("LOG", "Pod", "default", "l-a"), ("LOG", "Pod", "default", "l-b")]
     posted = [r for r in cluster.requests if r[0] == "POST"]
     assert posted == [("POST", "Job", "default", "imagenet-warmup-listing")]
     assert ("DELETE", "Job", "default", "imagenet-warmup-listing", "Background") in cluster.requests
