@@ -208,6 +208,16 @@ class FluidClient(object):
         return not_ready
 
 
+def log_tail(client, name, namespace, lines=5):
+    """A pod's last ``lines`` lines joined by " | ", or "" when its node cannot give them (the pod
+    is gone, or its kubelet serves no logs): a log is a hint beside an answer, never the answer."""
+    try:
+        text = client.pod_log(name, namespace, tail_lines=lines) or ""
+    except ApiException:
+        return ""
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def newest(objects):
     """The most recently created of the objects (a Job's latest pod), or None."""
     return max(objects, key=lambda o: o["metadata"].get("creationTimestamp") or "") if objects else None

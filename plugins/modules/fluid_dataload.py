@@ -185,6 +185,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import
     FLUID_API,
     ApiException,
     ModuleSpec,
+    log_tail,
     run_module,
     timed_out_after,
     wait_for,
@@ -277,12 +278,9 @@ def loader_log_tail(client, name, namespace, lines=5):
     fluid-dataloader chart labels them release=<name>-loader, role=dataload-pod), or ""."""
     try:
         pod = client.newest_pod(namespace, "release=%s-loader,role=dataload-pod" % name)
-        if pod is None:
-            return ""
-        text = client.pod_log(pod["metadata"]["name"], namespace, tail_lines=lines) or ""
     except ApiException:
         return ""  # the log is a hint; the conditions above are the answer
-    text = " | ".join(line.strip() for line in text.splitlines() if line.strip())
+    text = log_tail(client, pod["metadata"]["name"], namespace, lines) if pod else ""
     return "; loader pod %s's last lines: %s" % (pod["metadata"]["name"], text) if text else ""
 
 

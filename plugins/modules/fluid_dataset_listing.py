@@ -127,7 +127,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.dataset_listing imp
     record_of,
     schedulable,
 )
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ApiException, ModuleSpec, run_module, timed_out_after, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, log_tail, run_module, timed_out_after, wait_for
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
 
 
@@ -143,37 +143,33 @@ def spec():
     ), check=lambda params: [] if params["node_selector"] else ["node_selector={} selects every node: give the GPU nodes' labels"])
 
 
-def pods_found(client, params):
-    """{node: files} from the logs of the Job's pods, and a note on each that failed."""
+def listing_pods(client, params):
     pods, _unused = client.list("Pod", params["namespace"], api_version="v1", label_selector="fluidops.io/listing=%s" % params["name"])
+    return pods
+
+
+def pods_found(client, params):
+    """{node: files} from the logs of the Job's pods (the count is a pod's last line), and a note on
+    each that failed."""
     files, failures = {}, []
-    for pod in pods:
+    for pod in listing_pods(client, params):
         node = (pod.get("spec") or {}).get("nodeName") or "(not scheduled)"
         phase = (pod.get("status") or {}).get("phase")
         if phase == "Succeeded":
-            found = files_found(log_of(client, pod, params["namespace"]))
+            found = files_found(log_tail(client, pod["metadata"]["name"], params["namespace"], lines=1))
             if found is not None:
                 files[node] = found
         elif phase == "Failed":
-            log = " | ".join(line.strip() for line in log_of(client, pod, params["namespace"], tail_lines=5).splitlines())
+            log = log_tail(client, pod["metadata"]["name"], params["namespace"])
             failures.append("pod %s on %s: %s" % (pod["metadata"]["name"], node, log or "no log"))
     return files, failures
-
-
-def log_of(client, pod, namespace, tail_lines=None):
-    """A pod's log, or "" when the node cannot give it (it is gone, or a simulated kubelet)."""
-    try:
-        return client.pod_log(pod["metadata"]["name"], namespace, tail_lines=tail_lines) or ""
-    except ApiException:
-        return ""
 
 
 def pods_waiting(client, params):
     """What each of the Job's unfinished pods waits on: its phase and the reason of its first
     condition or container state that gives one (unschedulable, a FUSE mount that never came)."""
-    pods, _unused = client.list("Pod", params["namespace"], api_version="v1", label_selector="fluidops.io/listing=%s" % params["name"])
     waiting = []
-    for pod in pods:
+    for pod in listing_pods(client, params):
         status = pod.get("status") or {}
         if status.get("phase") in ("Succeeded", "Failed"):
             continue
