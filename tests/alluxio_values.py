@@ -1,5 +1,5 @@
 """Alluxio property names and values with what Alluxio 2.9.3 makes of them, shared by two tests:
-tests/unit/plugins/test_alluxio_properties.py checks that module_utils/alluxio_properties.py reads
+tests/unit/plugins/test_alluxio_properties.py checks that module_utils/alluxio/properties.py reads
 each so, tests/render/test_alluxio_property_table.py that Alluxio itself does (its jars, through
 tools/alluxio/property_table.sh --probe). A case both pass is a rule of Alluxio's, not ours."""
 

@@ -2,7 +2,7 @@
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Options of the modules whose action plugin shows a long wait in slices (plugin_utils/sliced_wait.py),
-as sliced_wait_spec in module_utils/fluid_client.py defines them (tests/unit/test_docs.py compares the two)."""
+as sliced_wait_spec in module_utils/k8s/waiter.py defines them (tests/unit/test_docs.py compares the two)."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -9,9 +9,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties, site_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import STORES, DatasetError
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.chart import build_values, oss_site_properties, site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
+from ansible_collections.fluidops.accel.plugins.module_utils.common.stores import STORES
 
 
 def alluxio_property_check(properties, where="properties"):
@@ -23,7 +24,7 @@ def alluxio_chart_values(params):
     """``{"values": ..., "warnings": [...]}`` for the Alluxio chart, or an error naming the bad variable."""
     try:
         return build_values(params)
-    except DatasetError as exc:
+    except InputError as exc:
         raise AnsibleFilterError(str(exc)) from exc
 
 

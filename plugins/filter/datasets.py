@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import CACHELESS, RUNTIMES, node_cache_dirs
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import CACHELESS, RUNTIMES, node_cache_dirs
 
 
 def dataset_refs(datasets, nfs_volumes=None, oss_secrets=None, namespace="default", s3_secrets=None, thin_profiles=None):

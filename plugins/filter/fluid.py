@@ -10,15 +10,14 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
-    STORES,
-    DatasetError,
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError, typed
+from ansible_collections.fluidops.accel.plugins.module_utils.common.stores import STORES
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import (
     build_dataset,
     build_nfs_volume,
     build_store_secret,
     build_thin_profile,
     check_placement,
-    typed,
 )
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 
@@ -33,7 +32,7 @@ def fluid_dataset_manifests(datasets, context):
             profile = build_thin_profile(item, index, context.get("image_registry") or "")
             name = profile["metadata"]["name"]
             if any(other["metadata"]["name"] == name for other in manifests):
-                raise DatasetError("datasets_thin_profiles[%d] (%s): the name is given twice" % (index, name))
+                raise InputError("datasets_thin_profiles[%d] (%s): the name is given twice" % (index, name))
             _schema_check([profile], "datasets_thin_profiles[%d] (%s)" % (index, name))
             manifests.append(profile)
         for index, item in enumerate(datasets or []):
@@ -42,7 +41,7 @@ def fluid_dataset_manifests(datasets, context):
             manifests.extend(built["manifests"])
             warnings.extend(built["warnings"])
         check_placement(manifests, context["gpu_node_count"])
-    except DatasetError as exc:
+    except InputError as exc:
         raise AnsibleFilterError(str(exc)) from exc
     return {"manifests": manifests, "warnings": warnings}
 
@@ -52,7 +51,7 @@ def _schema_check(objects, where):
     (plugin_utils/schema_check.py): what they refuse is refused here, naming the variable."""
     found = schema_problems(objects)
     if found:
-        raise DatasetError("%s would be refused: %s" % (where, "; ".join(found)))
+        raise InputError("%s would be refused: %s" % (where, "; ".join(found)))
 
 
 def fluid_dataset_problems(datasets, context):
@@ -73,7 +72,7 @@ def nfs_volume_manifests(volumes, namespace, mount_options):
             built = build_nfs_volume(item, index, namespace, mount_options)
             _schema_check(built, "datasets_nfs_volumes[%d] (%s)" % (index, item.get("name")))
             objects.extend(built)
-    except DatasetError as exc:
+    except InputError as exc:
         raise AnsibleFilterError(str(exc)) from exc
     return objects
 
@@ -83,7 +82,7 @@ def store_secret_manifests(secrets, namespace, store="oss"):
     keep the result out of logs."""
     try:
         return [build_store_secret(name, credentials or {}, namespace, store) for name, credentials in sorted((secrets or {}).items())]
-    except DatasetError as exc:
+    except InputError as exc:
         raise AnsibleFilterError(str(exc)) from exc
 
 
@@ -96,7 +95,7 @@ def store_secret_problems(secrets, namespace="default", store="oss"):
     for name, credentials in sorted((secrets or {}).items()):
         try:
             _schema_check([build_store_secret(name, credentials or {}, namespace, store)], "%s[%s]" % (STORES[store]["variable"], name))
-        except DatasetError as exc:
+        except InputError as exc:
             problems.append(str(exc))
     return problems
 

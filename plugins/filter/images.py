@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.fluidops.accel.plugins.module_utils import images
+from ansible_collections.fluidops.accel.plugins.module_utils.common import images
 
 
 def image_mirror(reference, registry):

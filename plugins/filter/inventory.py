@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.fluidops.accel.plugins.module_utils import inventory_checks as checks
+from ansible_collections.fluidops.accel.plugins.module_utils.common import inventory as checks
 
 
 def _dicts(items):

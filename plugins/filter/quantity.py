@@ -9,13 +9,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import percentage
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
-    QuantityError,
-    format_bytes,
-    mount_size,
-    parse_bytes,
-)
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import QuantityError, format_bytes, mount_size, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.status import percentage
 
 
 def _wrap(function):

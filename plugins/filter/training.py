@@ -12,9 +12,9 @@ import functools
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils import training
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
+from ansible_collections.fluidops.accel.plugins.module_utils.training import jobs as training
+from ansible_collections.fluidops.accel.plugins.module_utils.training.tf_cnn_log import summary
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
 
 
@@ -23,7 +23,7 @@ def _checked(function):
     def wrapper(*args):
         try:
             return function(*args)
-        except DatasetError as exc:
+        except InputError as exc:
             raise AnsibleFilterError(str(exc)) from exc
     return wrapper
 
@@ -37,7 +37,7 @@ def training_job(params, gpu_nodes):
     job = training.mpijob_manifest(params)
     found = schema_problems([job])
     if found:
-        raise DatasetError("The training job (training_* variables) would be refused: %s" % "; ".join(found))
+        raise InputError("The training job (training_* variables) would be refused: %s" % "; ".join(found))
     return {"mpijob": job, "arena_args": training.arena_submit_args(params), "data_dir": params["data_dir"]}
 
 

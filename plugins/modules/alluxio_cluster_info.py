@@ -126,8 +126,8 @@ import json
 from ansible.module_utils.urls import open_url
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
 
 try:
     from kubernetes.client import CoreV1Api

@@ -69,8 +69,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.fluidops.accel.plugins.module_utils.benchmark_report import chart, document, markdown
-from ansible_collections.fluidops.accel.plugins.module_utils.files import update
+from ansible_collections.fluidops.accel.plugins.module_utils.common.files import update
+from ansible_collections.fluidops.accel.plugins.module_utils.training.benchmark_report import chart, document, markdown
 
 
 def main():

@@ -76,7 +76,7 @@ import json
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
 
 try:
     import yaml

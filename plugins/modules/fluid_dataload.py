@@ -181,17 +181,12 @@ reconnects:
 import calendar
 import time
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    FLUID_API,
-    ApiException,
-    ModuleSpec,
-    log_tail,
-    run_module,
-    timed_out_after,
-    wait_for,
-)
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import conditions, dataset_summary
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import FLUID_API
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.status import conditions, dataset_summary
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.client import ApiException, log_tail
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.objects import tolerations_of
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after, wait_for
 
 FINISHED = ("Complete", "Failed")
 
@@ -287,16 +282,16 @@ def loader_log_tail(client, name, namespace, lines=5):
 def execute_module(module, client):
     params = module.params
     namespace, name = params["namespace"], params["name"]
-    existing = client.get("DataLoad", name, namespace)
+    existing = client.get("DataLoad", name, namespace, api_version=FLUID_API)
 
     if params["state"] == "absent":
         if existing and not module.check_mode:
-            client.delete("DataLoad", name, namespace)
+            client.delete("DataLoad", name, namespace, api_version=FLUID_API)
         module.exit_json(changed=bool(existing), phase=phase_of(existing), **client.counts())
 
-    dataset = client.get("Dataset", params["dataset"], namespace)
+    dataset = client.get("Dataset", params["dataset"], namespace, api_version=FLUID_API)
     if dataset is None:
-        datasets, _unused = client.list("Dataset", namespace)
+        datasets, _unused = client.list("Dataset", namespace, api_version=FLUID_API)
         module.fail_json(msg="Dataset %s not found in namespace %s (datasets there: %s): a DataLoad warms an existing dataset "
                              "in its own namespace" % (params["dataset"], namespace,
                                                        ", ".join(sorted(d["metadata"]["name"] for d in datasets)) or "none"),
@@ -318,18 +313,19 @@ def execute_module(module, client):
                          cached_bytes_before=before["cached_bytes"], bytes_loaded=0, bytes_per_second=None, seconds=0.0,
                          timed_out=False, conditions=[], **client.counts())
     else:
-        dataload = client.create("DataLoad", body, namespace)
+        dataload = client.create("DataLoad", body, namespace, api_version=FLUID_API)
         changed = True
 
     seconds, timed_out = 0.0, False
     waits = params["wait"] and params["policy"] == "Once" and not module.check_mode
     if waits and phase_of(dataload) not in FINISHED:
         started = client.clock()
-        found, done = wait_for(client, "DataLoad", namespace, [name], lambda obj: phase_of(obj) in FINISHED, params["wait_timeout"])
+        found, done = wait_for(client, "DataLoad", namespace, [name], lambda obj: phase_of(obj) in FINISHED, params["wait_timeout"],
+                               api_version=FLUID_API)
         dataload = found[name] or dataload
         seconds, timed_out = round(client.clock() - started, 1), not done
 
-    after = dataset_summary(client.get("Dataset", params["dataset"], namespace) or dataset)
+    after = dataset_summary(client.get("Dataset", params["dataset"], namespace, api_version=FLUID_API) or dataset)
     threshold = params["cached_percentage"]
     refresh_waited = 0.0
     if waits and phase_of(dataload) == "Complete" and unsettled(after, threshold) and not timed_out:
@@ -341,7 +337,8 @@ def execute_module(module, client):
             if slice_left > 0:
                 started = client.clock()
                 found, done = wait_for(client, "Dataset", namespace, [params["dataset"]],
-                                       lambda obj: not unsettled(dataset_summary(obj), threshold), min(refresh_left, slice_left))
+                                       lambda obj: not unsettled(dataset_summary(obj), threshold), min(refresh_left, slice_left),
+                                       api_version=FLUID_API)
                 refresh_waited = client.clock() - started
                 after = dataset_summary(found[params["dataset"]] or dataset)
                 seconds = round(seconds + refresh_waited, 1)

@@ -126,9 +126,10 @@ import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module, wait_for
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import RUNTIMES
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, runtime_kind, table
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import FLUID_API, RUNTIMES
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.status import dataset_summary, runtime_kind, table
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import wait_for
 
 
 def spec():
@@ -159,7 +160,7 @@ def find_runtime(client, dataset):
     meta = dataset["metadata"]
     bound = runtime_kind(dataset)
     for kind in [bound] if bound else sorted(RUNTIMES.values()):
-        runtime = client.get(kind, meta["name"], meta["namespace"])
+        runtime = client.get(kind, meta["name"], meta["namespace"], api_version=FLUID_API)
         if runtime:
             return runtime
     return None
@@ -203,7 +204,7 @@ def describe(reasons):
 def execute_module(module, client):
     namespace = module.params["namespace"]
     names = module.params["name"]
-    listed = client.list("Dataset", namespace)
+    listed = client.list("Dataset", namespace, api_version=FLUID_API)
     items = listed[0]
     existing = {item["metadata"]["name"]: item for item in items}
     if names:
@@ -220,7 +221,7 @@ def execute_module(module, client):
         phase, percentage = module.params["wait_phase"], module.params["wait_cached_percentage"]
         started = client.clock()
         datasets, done = wait_for(client, "Dataset", namespace, names, dataset_done(phase, percentage), module.params["wait_timeout"],
-                                  listed=listed)
+                                  api_version=FLUID_API, listed=listed)
         waited, timed_out = round(client.clock() - started, 1), not done
 
     summaries, reasons = [], {}

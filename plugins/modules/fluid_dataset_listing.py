@@ -117,7 +117,7 @@ reconnects:
   type: int
 """
 
-from ansible_collections.fluidops.accel.plugins.module_utils.dataset_listing import (
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.listing import (
     RECORD,
     files_found,
     fuse_image,
@@ -127,8 +127,11 @@ from ansible_collections.fluidops.accel.plugins.module_utils.dataset_listing imp
     record_of,
     schedulable,
 )
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, log_tail, run_module, timed_out_after, wait_for
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import tolerations_of
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import FLUID_API
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.client import log_tail
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.objects import tolerations_of
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after, wait_for
 
 
 def spec():
@@ -184,7 +187,7 @@ def pods_waiting(client, params):
 def execute_module(module, client):
     params = module.params
     namespace, name = params["namespace"], params["name"]
-    dataset = client.get("Dataset", params["dataset"], namespace)
+    dataset = client.get("Dataset", params["dataset"], namespace, api_version=FLUID_API)
     if dataset is None:
         module.fail_json(msg="Dataset %s not found in namespace %s: the listing reads a dataset's claim" % (params["dataset"], namespace),
                          **client.counts())
@@ -229,7 +232,7 @@ def execute_module(module, client):
         if finished == "Failed":
             module.fail_json(msg="the listing of dataset %s failed: %s" % (params["dataset"], "; ".join(failures) or "the Job Failed"),
                              **dict(result, **client.counts()))
-        client.patch("Dataset", params["dataset"], namespace, {"metadata": {"annotations": {RECORD: record}}})
+        client.patch("Dataset", params["dataset"], namespace, {"metadata": {"annotations": {RECORD: record}}}, api_version=FLUID_API)
         module.exit_json(**dict(result, files=files, **client.counts()))
     if result["timed_out"] and params["fail_on_timeout"]:
         module.fail_json(msg="%s: the listing of dataset %s: %s of %d nodes done; %s" % (

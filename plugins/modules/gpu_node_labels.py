@@ -95,8 +95,8 @@ import copy
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import ModuleSpec, run_module
-from ansible_collections.fluidops.accel.plugins.module_utils.node_labels import plan
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.node_labels import plan
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
 
 NODE_SPEC = dict(
     name=dict(type="str", required=True),

@@ -124,15 +124,10 @@ import datetime
 import hashlib
 import json
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import (
-    ApiException,
-    ModuleSpec,
-    newest,
-    run_module,
-    timed_out_after,
-    wait_for,
-)
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import summary
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.client import ApiException, newest
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after, wait_for
+from ansible_collections.fluidops.accel.plugins.module_utils.training.tf_cnn_log import summary
 
 API = "kubeflow.org/v2beta1"
 HASH = "fluidops.io/definition-hash"

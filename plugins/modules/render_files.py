@@ -68,7 +68,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes
 
-from ansible_collections.fluidops.accel.plugins.module_utils.files import update
+from ansible_collections.fluidops.accel.plugins.module_utils.common.files import update
 
 
 def main():

@@ -27,28 +27,20 @@ import json
 import os
 import re
 
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import (
+    NAME_RULES,
+    key_problem,
+    label_value_problem,
+    name_problem,
+    qualified_name_problem,
+)
+
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 REDACTED = "<redacted>"
 QUANTITY_HELP = "is not a Kubernetes quantity such as 100Gi, 1.5G or 500M"
 TYPE_NAMES = {"object": "a map", "array": "a list", "string": "a string", "integer": "a whole number", "number": "a number",
               "boolean": "true or false", "null": "null"}
 
-# k8s.io/apimachinery/pkg/util/validation/validation.go (v0.33, as in Kubernetes 1.33).
-_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-DNS1123_LABEL = re.compile(r"\A%s\Z" % _DNS1123_LABEL)  # IsDNS1123Label, at most 63 characters
-DNS1123_SUBDOMAIN = re.compile(r"\A%s(\.%s)*\Z" % (_DNS1123_LABEL, _DNS1123_LABEL))  # IsDNS1123Subdomain, at most 253
-DNS1035_LABEL = re.compile(r"\A[a-z]([-a-z0-9]*[a-z0-9])?\Z")  # IsDNS1035Label, at most 63
-QUALIFIED_NAME = re.compile(r"\A([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")  # IsQualifiedName's name part, at most 63
-LABEL_VALUE = re.compile(r"\A(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")  # IsValidLabelValue, at most 63
-CONFIG_MAP_KEY = re.compile(r"\A[-._a-zA-Z0-9]+\Z")  # IsConfigMapKey, at most 253, not . or ..
-
-NAME_RULES = {
-    "label": (DNS1123_LABEL, 63, "a DNS-1123 label (at most 63 lower case letters, digits and '-', starting and ending with a letter or digit)"),
-    "subdomain": (DNS1123_SUBDOMAIN, 253,
-                  "a DNS-1123 subdomain (at most 253 lower case letters, digits, '-' and '.', starting and ending with a letter or digit)"),
-    "dns1035": (DNS1035_LABEL, 63,
-                "a DNS-1035 label (at most 63 lower case letters, digits and '-', starting with a letter and ending with a letter or digit)"),
-}
 # The grammar of metadata.name per kind (what is not here: "subdomain").
 #   Namespace: ValidateNamespaceName = NameIsDNSLabel (k8s.io/apimachinery/pkg/api/validation/generic.go,
 #     used by ValidateNamespace in k8s.io/kubernetes/pkg/apis/core/validation/validation.go).
@@ -296,29 +288,6 @@ def schema_problems(obj):
     return sorted({line for error in check.iter_errors(obj) for line in reporter.problems(error)})
 
 
-def _name_problem(rule, value):
-    pattern, limit, text = NAME_RULES[rule]
-    if not isinstance(value, str) or len(value) > limit or not pattern.match(value):
-        return "is not %s" % text
-    return None
-
-
-def _qualified_name_problem(key):
-    """IsQualifiedName (k8s.io/apimachinery/pkg/util/validation): [<DNS-1123 subdomain>/]<name>."""
-    parts = key.split("/")
-    if len(parts) > 2:
-        return "has more than one '/'"
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix):
-            return "has a prefix (before '/') that is not a DNS-1123 subdomain such as example.com"
-    name = parts[-1]
-    if not name or len(name) > 63 or not QUALIFIED_NAME.match(name):
-        return ("has a name part%s that is not 1-63 letters, digits, '-', '_' or '.' starting and ending with a letter or digit"
-                % (" (after '/')" if len(parts) == 2 else ""))
-    return None
-
-
 def _metadata_problems(line, metadata, path):
     """Labels and annotations of an object or a pod template (ValidateLabels in
     k8s.io/apimachinery/pkg/apis/meta/v1/validation, ValidateAnnotations in .../pkg/api/validation/objectmeta.go)."""
@@ -326,29 +295,22 @@ def _metadata_problems(line, metadata, path):
     labels = metadata.get("labels")
     if isinstance(labels, dict):
         for key, value in labels.items():
-            problem = _qualified_name_problem(str(key))
+            problem = qualified_name_problem(str(key))
             if problem:
                 found.append(line(path + ["labels"], "has the label key %s, which %s" % (show(str(key)), problem)))
-            if isinstance(value, str) and (len(value) > 63 or not LABEL_VALUE.match(value)):
-                found.append(line(path + ["labels", key], "=%s is not a label value: at most 63 letters, digits, '-', '_' or '.', "
-                                                          "starting and ending with a letter or digit, or empty" % show(value)))
+            problem = label_value_problem(value) if isinstance(value, str) else None
+            if problem:
+                found.append(line(path + ["labels", key], "=%s %s" % (show(value), problem)))
     annotations = metadata.get("annotations")
     if isinstance(annotations, dict):
         for key in annotations:
-            problem = _qualified_name_problem(str(key).lower())
+            problem = qualified_name_problem(str(key).lower())
             if problem:
                 found.append(line(path + ["annotations"], "has the annotation key %s, which %s" % (show(str(key)), problem)))
         size = sum(len(str(key).encode()) + len(str(value).encode()) for key, value in annotations.items() if isinstance(value, str))
         if size > ANNOTATIONS_LIMIT:
             found.append(line(path + ["annotations"], "hold %d bytes; keys and values together may hold at most %d" % (size, ANNOTATIONS_LIMIT)))
     return found
-
-
-def _key_problem(key):
-    """IsConfigMapKey (k8s.io/apimachinery/pkg/util/validation), for Secret and ConfigMap keys."""
-    if len(key) > 253 or not CONFIG_MAP_KEY.match(key) or key in (".", ".."):
-        return "is not a key a Secret or ConfigMap takes: at most 253 letters, digits, '-', '_' or '.', and not . or .."
-    return None
 
 
 def code_problems(obj):
@@ -369,7 +331,7 @@ def code_problems(obj):
     if not name and not metadata.get("generateName"):
         found.append(line(["metadata", "name"], "is required"))
     elif isinstance(name, str) and name:
-        problem = _name_problem(NAME_GRAMMAR.get(kind, "subdomain"), name)
+        problem = name_problem(name, NAME_GRAMMAR.get(kind, "subdomain"))
         if problem and kind in FLUID_NAMES:
             found.append(line(["metadata", "name"], "=%s %s; Fluid 1.0.8's controller refuses any other %s name and retries forever"
                               % (show(name), problem, kind)))
@@ -391,7 +353,7 @@ def code_problems(obj):
     # k8s.io/apiserver/pkg/registry/rest/create.go): no problem there.
     namespace = metadata.get("namespace")
     if entry.get("namespaced") and namespace is not None:
-        problem = _name_problem("label", namespace)
+        problem = name_problem(namespace, "label")
         if problem:
             found.append(line(["metadata", "namespace"], "=%s %s" % (show(namespace), problem)))
     found.extend(_metadata_problems(line, metadata, ["metadata"]))
@@ -421,7 +383,7 @@ def _secret_problems(line, obj):
         if not isinstance(values, dict):
             continue
         for key, value in values.items():
-            problem = _key_problem(str(key))
+            problem = key_problem(str(key))
             if problem:
                 found.append(line([field], "has the key %s, which %s" % (show(str(key)), problem)))
             if not isinstance(value, str):
@@ -446,7 +408,7 @@ def _config_map_problems(line, obj):
     binary = obj.get("binaryData") if isinstance(obj.get("binaryData"), dict) else {}
     for field, values in (("data", data), ("binaryData", binary)):
         for key, value in values.items():
-            problem = _key_problem(str(key))
+            problem = key_problem(str(key))
             if problem:
                 found.append(line([field], "has the key %s, which %s" % (show(str(key)), problem)))
             if field == "data" and key in binary:
@@ -471,7 +433,7 @@ def _mpijob_problems(line, obj, spec):
     name = (obj.get("metadata") or {}).get("name")
     if isinstance(name, str) and name:
         hostname = "%s-worker-%d" % (name, replicas - 1 if isinstance(replicas, int) and replicas > 0 else 0)
-        if _name_problem("dns1035", hostname):
+        if name_problem(hostname, "dns1035"):
             found.append(line(["metadata", "name"], "=%s makes the last worker's host name %s, which is not %s"
                               % (show(name), hostname, NAME_RULES["dns1035"][2])))
     for key in replica_specs:

@@ -25,7 +25,7 @@ from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import timed_out_after
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after
 
 display = Display()
 

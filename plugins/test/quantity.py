@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import is_quantity
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import is_quantity
 
 
 class TestModule(object):

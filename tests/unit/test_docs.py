@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from ansible_collections.fluidops.accel.plugins.doc_fragments.sliced_wait import ModuleDocFragment
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import sliced_wait_spec
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import sliced_wait_spec
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(REPO, "plugins", "modules")) if name.endswith(".py"))

@@ -1,5 +1,5 @@
 /*
- * fluidops: the property table of plugins/module_utils/alluxio_property_table.py, read from the
+ * fluidops: the property table of plugins/module_utils/alluxio/property_table.py, read from the
  * Alluxio jars themselves (alluxio.conf.PropertyKey), and a probe of how Alluxio reads values.
  * GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
  *
@@ -136,7 +136,7 @@ public final class PropertyTable {
         .append("# by tools/alluxio/property_table.sh (tools/alluxio/PropertyTable.java). Do not edit: run\n")
         .append("# tools/alluxio/property_table.sh; tests/render/test_alluxio_property_table.py fails when it is stale.\n")
         .append("\"\"\"Alluxio ").append(version)
-        .append("'s property names and types, for alluxio_properties.py (generated).\"\"\"\n\n")
+        .append("'s property names and types, for properties.py beside it (generated).\"\"\"\n\n")
         .append("from __future__ import absolute_import, division, print_function\n\n")
         .append("__metaclass__ = type\n\n")
         .append("VERSION = ").append(str(version)).append("\n\n")

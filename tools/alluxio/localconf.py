@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, ".collections"))
 # pylint: disable=wrong-import-position
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import parse_bytes  # noqa: E402
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import parse_bytes  # noqa: E402
 
 # The profiles size the JVMs for 336 GiB, 82-core nodes; this machine has a few GiB per process
 # and 2 cores. These caps come after the profile's options (the JVM takes the last -Xmx).

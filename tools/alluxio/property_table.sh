@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes plugins/module_utils/alluxio_property_table.py, the property names and types that
-# module_utils/alluxio_properties.py checks against, from Alluxio's own alluxio.conf.PropertyKey:
+# Writes plugins/module_utils/alluxio/property_table.py, the property names and types that
+# module_utils/alluxio/properties.py checks against, from Alluxio's own alluxio.conf.PropertyKey:
 # PropertyTable.java runs on the jars of jars.lock (fetch.sh). Run it after changing the Alluxio
 # version there, then commit the module; tests/render/test_alluxio_property_table.py fails while
 # the committed module differs from what this writes. Needs a JDK (java runs the .java file).
@@ -15,7 +15,7 @@ run=(java -cp "$lib/*" "$here/PropertyTable.java")
 if [ "${1:-}" = --probe ]; then
   exec "${run[@]}" --probe
 fi
-out=${1:-$repo/plugins/module_utils/alluxio_property_table.py}
+out=${1:-$repo/plugins/module_utils/alluxio/property_table.py}
 part=$(mktemp "$out.XXXXXX")
 trap 'rm -f "$part"' EXIT
 "${run[@]}" > "$part"

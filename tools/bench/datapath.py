@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(REPO, "tools", "alluxio"))
 sys.path.insert(0, os.path.join(REPO, ".collections"))
 import localconf  # noqa: E402  pylint: disable=wrong-import-position
 
-from ansible_collections.fluidops.accel.plugins.module_utils import dataset_listing  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid import listing as dataset_listing  # noqa: E402  pylint: disable=wrong-import-position
 
 CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")))
 LOCAL = os.path.join(CACHE, "localcluster")

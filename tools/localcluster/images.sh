@@ -83,7 +83,7 @@ prepare_alluxio() {  # the jars from Maven Central, the project's alluxio comman
 # values.yaml, mpi-operator's standalone overlay), for Alluxio its own image of the release the
 # jars are, for the training the seeds' job image, for s3fs the name inventory/local's
 # ThinRuntime profile gives it. The local registry serves it under these paths too, laid out as a
-# site's mirror is (plugins/module_utils/images.py, mirrored): the bundle's fluidops_image_registry
+# site's mirror is (plugins/module_utils/common/images.py, mirrored): the bundle's fluidops_image_registry
 # finds there every image it deploys, as tests/nodes checks against playbooks/images.yml.
 upstream_of() {
   local fluid=v1.0.8-6533239  # Fluid 1.0.8's chart: its images' defaultVersion

@@ -3,8 +3,9 @@
 import pytest
 import yaml
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_chart import build_values, oss_site_properties, site_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, fuse_mount_options
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.chart import build_values, oss_site_properties, site_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
+from ansible_collections.fluidops.accel.plugins.module_utils.tuning import fuse_mount_options
 
 with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
     PROFILES = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
@@ -79,7 +80,7 @@ def test_unknown_property_warns_and_goes_through():
     ({"root_ufs_options": {"fs.oss.accessKeyId": "id"}}, "alluxio_root_ufs_options holds fs.oss.accessKeyId"),
     ({"oss_secret": ""}, "alluxio_root_ufs=oss://imagenet/data/ is on OSS but alluxio_oss_secret is empty"),
     ({"root_ufs": "s3://imagenet/", "s3_secret": ""}, "alluxio_root_ufs=s3://imagenet/ is on S3 but alluxio_s3_secret is empty"),
-    ({"root_ufs": "s3://imagenet/", "s3_secret": "S3 keys"}, "alluxio_s3_secret=S3 keys is not a Kubernetes name"),
+    ({"root_ufs": "s3://imagenet/", "s3_secret": "S3 keys"}, "alluxio_s3_secret=S3 keys is not a DNS-1123 label"),
     ({"root_ufs_options": {"aws.secretKey": "key"}}, "alluxio_root_ufs_options holds aws.secretKey: the root under-store's keys go in"),
     ({"properties": {"s3a.accessKeyId": "id"}}, "alluxio_properties (or the profile) holds s3a.accessKeyId: the root under-store's keys"),
     ({"fuse_mount_options": ["direct_io"]}, "alluxio_fuse_mount_options has direct_io"),
@@ -94,7 +95,7 @@ def test_unknown_property_warns_and_goes_through():
     ({"jvm_options": {"proxy": ["-Xmx1g"]}}, "alluxio_jvm_options has proxy, which is not one of master, worker, fuse, all"),
 ])
 def test_bad_values_name_the_variable(overrides, message):
-    with pytest.raises(DatasetError) as error:
+    with pytest.raises(InputError) as error:
         build_values(params(**overrides))
     assert message in str(error.value)
 
@@ -122,8 +123,8 @@ def test_the_secret_follows_the_root_under_store():
 
 
 def test_the_chart_s_memory_client_cache_must_fit_the_fuse_heap():
-    with pytest.raises(DatasetError, match=r"alluxio_properties \(or alluxio_profile dl-training-client-cache\) has "
-                                           r"alluxio.user.client.cache.size=13GB with store type MEM"):
+    with pytest.raises(InputError, match=r"alluxio_properties \(or alluxio_profile dl-training-client-cache\) has "
+                                         r"alluxio.user.client.cache.size=13GB with store type MEM"):
         build_values(params(properties={"alluxio.user.client.cache.size": "13GB"}))
     # With no -Xmx at all the JVM sizes its own heap, which the play cannot know: not checked.
     build_values(params(profile="fluid-defaults", properties={"alluxio.user.client.cache.enabled": "true",
@@ -135,5 +136,5 @@ def test_the_chart_s_fuse_resources_are_the_variable_s_whole_and_fit_the_heap():
     resources = {"requests": {"cpu": "4"}, "limits": {"cpu": "8", "memory": "24Gi"}}
     assert build_values(params(fuse_resources=resources))["values"]["fuse"]["resources"] == resources
     assert "resources" not in build_values(params(fuse_resources={}))["values"]["fuse"]
-    with pytest.raises(DatasetError, match=r"alluxio_fuse_resources.limits.memory=4Gi is under the FUSE JVM's heap \(-Xmx, 16.00GiB\)"):
+    with pytest.raises(InputError, match=r"alluxio_fuse_resources.limits.memory=4Gi is under the FUSE JVM's heap \(-Xmx, 16.00GiB\)"):
         build_values(params(fuse_resources={"limits": {"memory": "4Gi"}}))

@@ -11,8 +11,8 @@ import yaml
 
 from alluxio_values import NAMES, REFERENCES, REFUSED, VALUES
 from ansible_collections.fluidops.accel.plugins.filter.alluxio import FilterModule
-from ansible_collections.fluidops.accel.plugins.module_utils import alluxio_property_table as table
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import (
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio import property_table as table
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.properties import (
     check_properties,
     java_trim,
     parse_space_size,

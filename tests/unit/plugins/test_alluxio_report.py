@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "alluxio")
 GB = 1024 ** 3

@@ -5,7 +5,8 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, build_dataset
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import build_dataset
 
 with open("roles/fluidops/defaults/main/tuning_profiles.yml", encoding="utf-8") as handle:
     PROFILES = yaml.safe_load(handle)["fluidops_builtin_tuning_profiles"]
@@ -106,7 +107,7 @@ def test_jvm_options_for_all_are_the_runtime_s_own_and_the_profile_s_stay():
       "runtime": {"type": "jindo", "tiers": [{"medium": "MEM", "path": "/dev/shm", "quota": "1Gi"}]}},
      "an S3 mount point (s3://b/) needs an AlluxioRuntime"),
     (pvc_dataset(properties={"aws.secretKey": "k"}), "holds aws.secretKey: an object store's keys go in a Secret named by the mount's oss_secret or s3_secret"),
-    ({"name": "Bad_Name", "mounts": [{"mount_point": "pvc://a"}]}, "datasets_list[0].name=Bad_Name is not a Kubernetes name"),
+    ({"name": "Bad_Name", "mounts": [{"mount_point": "pvc://a"}]}, "datasets_list[0].name=Bad_Name is not a DNS-1123 label"),
     # A string where a list or a mapping is expected is refused by name, not read as characters.
     (pvc_dataset(tiers="MEM:/dev/shm:1Gi"), "runtime.tiers must be a list, got a string (MEM:/dev/shm:1Gi)"),
     (dict(pvc_dataset(), mounts="pvc://nfs-imagenet"), "datasets_list[0] (fluid-imagenet).mounts must be a list, got a string"),
@@ -126,7 +127,7 @@ def test_jvm_options_for_all_are_the_runtime_s_own_and_the_profile_s_stay():
      "runtime.fuse_args has direct_io"),
 ])
 def test_bad_input_names_the_variable_the_value_and_what_is_allowed(item, message):
-    with pytest.raises(DatasetError) as error:
+    with pytest.raises(InputError) as error:
         build_dataset(item, 0, CONTEXT)
     assert message in str(error.value)
 
@@ -172,7 +173,7 @@ def test_libfuse_2_s_options_are_refused_where_fluid_loads_libfuse_3(properties,
     if not refused:
         assert build_dataset(item, 0, CONTEXT)["manifests"][1]["spec"]["fuse"]["args"][1].endswith(",nonempty")
         return
-    with pytest.raises(DatasetError) as error:
+    with pytest.raises(InputError) as error:
         build_dataset(item, 0, CONTEXT)
     assert "runtime.fuse_args has nonempty, which libfuse 3 refuses (alluxio.fuse.jnifuse.libfuse.version=3" in str(error.value)
     assert 'set alluxio.fuse.jnifuse.libfuse.version: "2"' in str(error.value)
@@ -241,9 +242,9 @@ MEM_CACHE = {"alluxio.user.client.cache.enabled": "true", "alluxio.user.client.c
 def test_a_memory_client_cache_must_fit_the_fuse_heap_with_the_metadata_cache():
     # The profile's: 2000MB of pages and 1,000,000 metadata entries (about 3.8 GiB) in -Xmx16G.
     assert build_dataset(pvc_dataset(profile="dl-training-client-cache"), 0, CONTEXT)["manifests"][1]["spec"]["fuse"]["jvmOptions"][0] == "-Xmx16G"
-    with pytest.raises(DatasetError, match=r"runtime.properties \(or its profile\) has alluxio.user.client.cache.size=14GB with store type MEM: "
-                                           r"its pages live in the FUSE JVM's heap \(16.00GiB\), which also holds the client metadata cache "
-                                           r"\(1000000 entries, 3.81GiB when full\): at most 12.19GiB fits"):
+    with pytest.raises(InputError, match=r"runtime.properties \(or its profile\) has alluxio.user.client.cache.size=14GB with store type MEM: "
+                                         r"its pages live in the FUSE JVM's heap \(16.00GiB\), which also holds the client metadata cache "
+                                         r"\(1000000 entries, 3.81GiB when full\): at most 12.19GiB fits"):
         build_dataset(pvc_dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB"}), 0, CONTEXT)
     # The runtime's own -Xmx, the last one, counts; so does a cache on disk, which is not in the heap.
     build_dataset(pvc_dataset(profile="dl-training-client-cache", properties={"alluxio.user.client.cache.size": "14GB"},
@@ -254,8 +255,8 @@ def test_a_memory_client_cache_must_fit_the_fuse_heap_with_the_metadata_cache():
 
 def test_a_runtime_silent_on_the_fuse_heap_and_metadata_cache_gets_fluid_s():
     # Fluid's FUSE: -Xmx16G, and up to 6,000,000 metadata entries (about 23 GiB): no memory cache fits.
-    with pytest.raises(DatasetError, match=r"cache.size=512MB with store type MEM.*\(16.00GiB\).*\(6000000 entries, 22.89GiB when full\): "
-                                           r"nothing fits"):
+    with pytest.raises(InputError, match=r"cache.size=512MB with store type MEM.*\(16.00GiB\).*\(6000000 entries, 22.89GiB when full\): "
+                                         r"nothing fits"):
         build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.client.cache.size": "512MB"})), 0, CONTEXT)
     build_dataset(pvc_dataset(properties=dict(MEM_CACHE, **{"alluxio.user.metadata.cache.max.size": "100000"})), 0, CONTEXT)
 
@@ -284,5 +285,5 @@ def test_fuse_resources_come_from_the_profile_or_the_runtime_whole():
     ("24Gi", r"runtime.fuse_resources must be a mapping, got a string \(24Gi\)"),
 ])
 def test_bad_fuse_resources_are_refused_by_name(resources, message):
-    with pytest.raises(DatasetError, match=message):
+    with pytest.raises(InputError, match=message):
         build_dataset(pvc_dataset(profile="dl-training", fuse_resources=resources), 0, CONTEXT)

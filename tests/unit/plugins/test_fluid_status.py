@@ -7,7 +7,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.quantity import to_percent
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_status import dataset_summary, percentage, runtime_summary, size, table
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.status import dataset_summary, percentage, runtime_summary, size, table
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "fluid")
 GIB = 1024 ** 3

@@ -54,7 +54,7 @@ def test_nfs_volume_is_seed_003s_pair():
 
 
 @pytest.mark.parametrize("item, message", [
-    ({"name": "NFS", "server": "nas", "path": "/x"}, "datasets_nfs_volumes[0].name=NFS is not a Kubernetes name"),
+    ({"name": "NFS", "server": "nas", "path": "/x"}, "datasets_nfs_volumes[0].name=NFS is not a DNS-1123 label"),
     ({"name": "nfs", "path": "/x"}, "datasets_nfs_volumes[0] (nfs).server is not set"),
     ({"name": "nfs", "server": "nas", "path": "x"}, "datasets_nfs_volumes[0] (nfs).path=x is not an absolute path"),
     ({"name": "nfs", "server": "nas", "path": "/x", "capacity": "big"}, "datasets_nfs_volumes[0] (nfs).capacity=big is not a quantity"),
@@ -74,7 +74,8 @@ def test_oss_secrets_and_their_problems_never_show_a_value():
     secret, = store_secret_manifests({"imagenet-s3": {"access_key_id": "id", "access_key_secret": "key", "namespace": "ml"}}, "default", "s3")
     assert (secret["metadata"], secret["stringData"]) == ({"name": "imagenet-s3", "namespace": "ml"}, {"aws.accessKeyId": "id", "aws.secretKey": "key"})
     assert store_secret_problems({"Half": {"access_key_id": "sensitive-id"}}, "default", "s3") == [
-        "datasets_s3_secrets[Half]: the Secret name is not a Kubernetes name"]
+        "datasets_s3_secrets[Half]: the Secret name=Half is not a DNS-1123 label (at most 63 lower case letters, digits and '-', "
+        "starting and ending with a letter or digit)"]
     with pytest.raises(AnsibleFilterError, match="store=gcs is not one of oss, s3"):
         store_secret_problems({}, "default", "gcs")
     assert placeholder_credentials({"a": {"access_key_id": "CHANGE-ME", "access_key_secret": "real"},

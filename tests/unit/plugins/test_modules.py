@@ -16,7 +16,8 @@ from ansible.module_utils import basic
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
-from ansible_collections.fluidops.accel.plugins.module_utils import fluid_client
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s import client as k8s_client
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s import runner, waiter
 from ansible_collections.fluidops.accel.plugins.modules import (
     alluxio_cluster_info,
     benchmark_report,
@@ -269,7 +270,7 @@ def merge_patch(target, patch):
 
 @pytest.fixture
 def fake_core_api(monkeypatch):
-    """FluidClient.pod_log builds a CoreV1Api on the dynamic client's ApiClient: the fake cluster is both."""
+    """KubeClient.pod_log builds a CoreV1Api on the dynamic client's ApiClient: the fake cluster is both."""
     monkeypatch.setattr(kubernetes.client, "CoreV1Api", lambda api_client: api_client)
 
 
@@ -279,7 +280,7 @@ def fixture(name):
 
 
 def run(module, args, cluster, monkeypatch, check=False):
-    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
+    monkeypatch.setattr(runner, "get_api_client", lambda *a, **k: cluster)
     if check:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args):
@@ -423,7 +424,7 @@ def test_a_figure_read_at_complete_is_followed_until_it_settles(monkeypatch, rea
 
 def test_the_refresh_window_closes_below_the_threshold_and_fails(monkeypatch):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     cluster = FakeCluster([partly_cached(88.9)], events={"DataLoad": [
         ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time())})]})
     outcome = run(fluid_dataload, dict(WARMUP, wait_timeout=600, cache_refresh_timeout=60), cluster, monkeypatch)
@@ -434,7 +435,7 @@ def test_the_refresh_window_closes_below_the_threshold_and_fails(monkeypatch):
 
 def test_a_slice_that_ends_inside_the_refresh_window_hands_on_to_the_next(monkeypatch):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     cluster = FakeCluster([partly_cached(88.9)], events={"DataLoad": [
         ("MODIFIED", {"name": "imagenet-warmup", "status": completed(time.time())})]})
     result = run(fluid_dataload, dict(WARMUP, wait_timeout=30, fail_on_timeout=False), cluster, monkeypatch).result
@@ -469,7 +470,7 @@ def test_dataset_info_waits_on_a_watch_until_bound(monkeypatch):
 def test_dataset_info_timeout_says_why(monkeypatch):
     clock = iter(range(0, 1000, 10))
     cluster = FakeCluster([fixture("dataset-notbound-fresh")])
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     outcome = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 25}, cluster, monkeypatch)
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"].startswith("Timed out after 25s waiting for phase Bound: imagenet: phase NotBound; "
@@ -478,7 +479,7 @@ def test_dataset_info_timeout_says_why(monkeypatch):
 
 
 def _client_with_clock(clock):
-    original = fluid_client.FluidClient.__init__
+    original = k8s_client.KubeClient.__init__
 
     def init(self, k8s_client):
         original(self, k8s_client, clock=clock)
@@ -568,7 +569,7 @@ def test_bad_input_is_refused_with_what_is_allowed_before_any_api_client(module,
     def no_client(*args, **kwargs):
         raise AssertionError("no API client expected")
 
-    monkeypatch.setattr(fluid_client, "get_api_client", no_client)
+    monkeypatch.setattr(runner, "get_api_client", no_client)
     with patch_module_args(args):
         with pytest.raises(Failed) as outcome:
             module.main()
@@ -652,7 +653,7 @@ def test_mpijob_failed_fails_with_its_condition_and_the_launchers_last_lines(mon
 
 def test_mpijob_timeout_names_the_wait_and_the_state(monkeypatch):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     cluster = FakeCluster()
     outcome = run(mpijob, {"definition": JOB, "wait_timeout": 25}, cluster, monkeypatch)
     assert isinstance(outcome, Failed) and outcome.result["timed_out"]
@@ -703,7 +704,7 @@ def test_mpijob_an_evicted_worker_is_left_to_the_operator_which_fails_the_job(mo
 
 def test_mpijob_timeout_names_what_holds_the_pods_that_have_not_started(monkeypatch):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     pulling = worker_pod(0, "Pending", containerStatuses=[{"name": "worker", "state": {"waiting": {
         "reason": "ImagePullBackOff", "message": 'Back-off pulling image "registry.local/training:1"'}}}])
     creating = worker_pod(1, "Pending", containerStatuses=[{"name": "worker", "state": {"waiting": {"reason": "ContainerCreating"}}}])
@@ -720,7 +721,7 @@ def test_mpijob_timeout_names_what_holds_the_pods_that_have_not_started(monkeypa
 
 def test_mpijob_timeout_without_failing_returns_the_state_and_a_launcher_without_a_log_yet(monkeypatch, fake_core_api):
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock(lambda: next(clock)))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(lambda: next(clock)))
     # The kubelet answers 400 while the launcher's container is still being created.
     cluster = FakeCluster([LAUNCHER], logs={LAUNCHER["metadata"]["name"]: ApiException(status=400, reason="Bad Request")})
     result = run(mpijob, {"definition": JOB, "wait_timeout": 5, "fail_on_timeout": False}, cluster, monkeypatch).result
@@ -778,7 +779,7 @@ class DroppingCluster(FakeCluster):
 
 
 def _client_with_clock_and_pauses(clock, pauses):
-    original = fluid_client.FluidClient.__init__
+    original = k8s_client.KubeClient.__init__
 
     def init(self, k8s_client):
         original(self, k8s_client, clock=clock, pause=pauses.append)
@@ -788,7 +789,7 @@ def _client_with_clock_and_pauses(clock, pauses):
 def test_a_dropped_watch_lists_again_and_the_wait_goes_on(monkeypatch):
     pauses = []
     clock = iter(range(0, 1000, 1))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
     cluster = DroppingCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], drops=1, down=2, events={
         "Dataset": [("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
     result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 60}, cluster, monkeypatch).result
@@ -797,21 +798,21 @@ def test_a_dropped_watch_lists_again_and_the_wait_goes_on(monkeypatch):
     assert [r for r in cluster.requests if r[0] in ("GET", "WATCH")][:6] == [
         ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100"), ("GET", "Dataset", "default", "refused"),
         ("GET", "Dataset", "default", "refused"), ("GET", "Dataset", "default", None), ("WATCH", "Dataset", "default", "100")]
-    assert pauses == [fluid_client.RECONNECT_PAUSE] * 2
+    assert pauses == [waiter.RECONNECT_PAUSE] * 2
     assert result["reconnects"] == 3
 
 
 def test_a_watch_that_goes_silent_ends_at_its_read_timeout_and_the_wait_goes_on(monkeypatch):
     pauses = []
     clock = iter(range(0, 1000, 1))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
     cluster = DroppingCluster([fixture("dataset-notbound-fresh"), fixture("alluxioruntime-partial")], drops=1, silent=True, events={
         "Dataset": [("MODIFIED", {"name": "imagenet", "status": fixture("dataset-bound-full")["status"]})]})
     result = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 600}, cluster, monkeypatch).result
     assert result["datasets"][0]["phase"] == "Bound" and result["reconnects"] == 1
     # Each watch reads for at most the server's timeout and a grace: a silent connection ends.
     (first, watcher), _unused = cluster.watchers
-    assert isinstance(watcher, fluid_client.TimedWatch) and watcher.read_seconds == first + fluid_client.WATCH_READ_GRACE
+    assert isinstance(watcher, k8s_client.TimedWatch) and watcher.read_seconds == first + k8s_client.WATCH_READ_GRACE
 
 
 def test_the_timed_watch_asks_the_client_for_its_read_timeout():
@@ -820,16 +821,16 @@ def test_the_timed_watch_asks_the_client_for_its_read_timeout():
     def list_datasets(**kwargs):
         asked.update(kwargs)
         raise StopIteration  # ends the stream before any read
-    stream = fluid_client.TimedWatch(75).stream(list_datasets, namespace="default", timeout_seconds=60)
+    stream = k8s_client.TimedWatch(75).stream(list_datasets, namespace="default", timeout_seconds=60)
     with pytest.raises(RuntimeError):  # a generator turns the StopIteration into a RuntimeError
         next(stream)
-    assert asked["_request_timeout"] == (fluid_client.CONNECT_SECONDS, 75) and asked["watch"] is True
+    assert asked["_request_timeout"] == (k8s_client.CONNECT_SECONDS, 75) and asked["watch"] is True
 
 
 def test_an_api_server_that_stays_away_fails_the_wait_with_the_reason(monkeypatch):
     pauses = []
     clock = iter(range(0, 1000, 10))
-    monkeypatch.setattr(fluid_client.FluidClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock_and_pauses(lambda: next(clock), pauses))
     cluster = DroppingCluster([fixture("dataset-notbound-fresh")], drops=1, down=100)
     outcome = run(fluid_dataset_info, {"name": ["imagenet"], "wait": True, "wait_timeout": 60}, cluster, monkeypatch)
     assert isinstance(outcome, Failed)
@@ -906,7 +907,7 @@ def test_node_labels_check_mode_reports_the_patches_and_sends_none(monkeypatch):
 def test_node_labels_a_host_without_a_node_fails_before_any_patch(monkeypatch):
     cluster = FakeCluster([k8s_node("gpu-node-1")])
     args = {"nodes": [label_entry("gpu-node-1"), dict(label_entry("gpu-node-9"), host="v100-09")]}
-    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
+    monkeypatch.setattr(runner, "get_api_client", lambda *a, **k: cluster)
     with patch_module_args(args), pytest.raises(Failed) as failed:
         gpu_node_labels.main()
     assert failed.value.result["msg"] == ("No Kubernetes node named gpu-node-9 for host v100-09: set node_labels_node_name to the "
@@ -969,7 +970,7 @@ def test_chart_crds_check_mode_reports_what_it_would_apply_and_applies_nothing(m
 def test_chart_crds_a_document_that_is_no_crd_fails_before_any_request(monkeypatch, tmp_path):
     cluster = FakeCluster()
     src = crd_files(tmp_path, crd("datasets.data.fluid.io"), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
-    monkeypatch.setattr(fluid_client, "get_api_client", lambda *a, **k: cluster)
+    monkeypatch.setattr(runner, "get_api_client", lambda *a, **k: cluster)
     with patch_module_args({"src": src}), pytest.raises(Failed) as failed:
         chart_crds.main()
     assert failed.value.result["msg"] == "src: %s, document 2: kind ConfigMap, not a named CustomResourceDefinition" % src[0]

@@ -4,14 +4,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.quantity import FilterModule
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import (
-    QuantityError,
-    format_bytes,
-    is_quantity,
-    jvm_size,
-    mount_size,
-    parse_bytes,
-)
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import QuantityError, format_bytes, is_quantity, jvm_size, mount_size, parse_bytes
 from ansible_collections.fluidops.accel.plugins.test.quantity import TestModule as QuantityTests
 
 GI = 1024 ** 3

@@ -12,7 +12,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests, nfs_volume_manifests, store_secret_manifests
 from ansible_collections.fluidops.accel.plugins.filter.schema_problems import FilterModule
-from ansible_collections.fluidops.accel.plugins.module_utils.training import mpijob_manifest
+from ansible_collections.fluidops.accel.plugins.module_utils.training.jobs import mpijob_manifest
 from ansible_collections.fluidops.accel.plugins.plugin_utils import schema_check
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import SchemaCheckError, problems
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from ansible_collections.fluidops.accel.plugins.action import fluid_dataload, mpijob
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_client import timed_out_after
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after
 from ansible_collections.fluidops.accel.plugins.plugin_utils import sliced_wait
 
 WARMUP = {"name": "imagenet-warmup", "dataset": "imagenet", "cached_percentage": 95, "kubeconfig": "/etc/kube/config"}

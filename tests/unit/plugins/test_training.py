@@ -11,8 +11,8 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.fluidops.accel.plugins.filter.datasets import dataset_refs
 from ansible_collections.fluidops.accel.plugins.filter.pods import pods_using_claims
 from ansible_collections.fluidops.accel.plugins.filter.training import FilterModule
-from ansible_collections.fluidops.accel.plugins.module_utils.benchmark_report import chart, document, hms, markdown
-from ansible_collections.fluidops.accel.plugins.module_utils.tf_cnn_log import parse
+from ansible_collections.fluidops.accel.plugins.module_utils.training.benchmark_report import chart, document, hms, markdown
+from ansible_collections.fluidops.accel.plugins.module_utils.training.tf_cnn_log import parse
 
 FILTERS = FilterModule().filters()
 training_job, tf_cnn_benchmarks_log = FILTERS["training_job"], FILTERS["tf_cnn_benchmarks_log"]

@@ -5,8 +5,8 @@
 unique, what the GPU nodes have room for, pinned versions.
 
 Each function returns a list of messages, each naming the variable (its path), the bad value and
-what is allowed, and never a credential. Per-field checks are the builders' (fluid_manifests,
-alluxio_chart, training); these run on what those accept.
+what is allowed, and never a credential. Per-field checks are the builders' (fluid/manifests,
+alluxio/chart, training/jobs); these run on what those accept.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,10 +15,9 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import format_bytes, is_quantity, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import is_name
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import format_bytes, is_quantity, parse_bytes
 
-# A DNS-1123 label, as the apiserver requires of namespace names (apimachinery's IsDNS1123Label).
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 # What a chart version or image tag must not be to count as pinned: empty, "latest", a range.
 _FLOATING = re.compile(r"(?i)^(|latest|stable|main|master|nightly)$|[\^~><=*|\s]|(^|\.)x(\.|$)")
 
@@ -32,7 +31,7 @@ def namespace_problems(namespaces):
     return ["%s=%s is not a namespace name: at most 63 lower-case letters, digits and '-', starting and ending "
             "with a letter or digit" % (where, value)
             for where, value in namespaces
-            if value is not None and not (isinstance(value, str) and _DNS_LABEL.match(value) and len(value) <= 63)]
+            if value is not None and not is_name(value)]
 
 
 def duplicate_problems(datasets, nfs_volumes, namespace):

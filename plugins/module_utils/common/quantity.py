@@ -128,3 +128,11 @@ def format_bytes(count):
     while value >= 1024 and unit < len(_FORMAT_UNITS) - 1:
         value, unit = value / 1024, unit + 1
     return "%.2f%s" % (value, _FORMAT_UNITS[unit])
+
+
+def parse_ok(quantity):
+    """A byte count above zero (Kubernetes also takes 100m or -1, which are no size)."""
+    try:
+        return parse_bytes(quantity) > 0
+    except ValueError:
+        return False

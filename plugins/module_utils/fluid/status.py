@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import QuantityError, format_bytes, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import QuantityError, format_bytes, parse_bytes
 
 RUNTIME_KINDS = {"alluxio": "AlluxioRuntime", "jindo": "JindoRuntime", "goosefs": "GooseFSRuntime",
                  "juicefs": "JuiceFSRuntime", "thin": "ThinRuntime", "efc": "EFCRuntime", "vineyard": "VineyardRuntime"}

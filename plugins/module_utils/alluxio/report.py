@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.fluidops.accel.plugins.module_utils.quantity import QuantityError, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import QuantityError, parse_bytes
 
 
 class ReportError(ValueError):

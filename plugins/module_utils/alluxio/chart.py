@@ -4,7 +4,7 @@
 """Values for the standalone Alluxio Helm chart (seed 004) from the bundle's tuning profiles.
 
 ``build_values(params)`` returns ``{"values": ..., "warnings": [...]}`` or raises
-``DatasetError`` whose message names the ``alluxio_*`` variable, the bad value and what is
+``InputError`` whose message names the ``alluxio_*`` variable, the bad value and what is
 allowed. The profile that shapes a Fluid AlluxioRuntime shapes the chart the same way: its
 properties go to every component, its JVM options to each component, its FUSE options become
 the chart's one ``fuse.mountOptions`` string and its FUSE environment (``MAX_IDLE_THREADS``)
@@ -17,14 +17,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import check_properties
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import (
-    KEY_PROPERTIES,
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.properties import check_properties
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import URL, require, require_name, typed
+from ansible_collections.fluidops.accel.plugins.module_utils.common.stores import KEY_PROPERTIES, STORES, store_of
+from ansible_collections.fluidops.accel.plugins.module_utils.tuning import (
     LIBFUSE_VERSION,
-    STORES,
-    DatasetError,
     build_tier,
     check_client_cache,
     check_fuse_options,
@@ -33,19 +30,10 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests imp
     fuse_mount_options,
     merge_profile,
     set_jvm_options,
-    store_of,
-    typed,
 )
 
 SITE_PROPERTIES = "alluxio-site.properties"
 VOLUME_TYPES = ("hostPath", "emptyDir", "persistentVolumeClaim")
-_UFS = re.compile(r"^[a-z][a-z0-9+.-]*://.+")
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-def _require(condition, message):
-    if not condition:
-        raise DatasetError(message)
 
 
 def _secret_dir(secret):
@@ -54,7 +42,7 @@ def _secret_dir(secret):
 
 def site_properties(credentials, store="oss"):
     """The ``alluxio-site.properties`` text a credentials Secret holds, with the key names of
-    ``store`` (a key of fluid_manifests.STORES: oss or s3)."""
+    ``store`` (a key of common/stores.py's STORES: oss or s3)."""
     return "".join("%s=%s\n" % (key, credentials[field])
                    for key, field in zip(STORES[store]["keys"], ("access_key_id", "access_key_secret")))
 
@@ -75,10 +63,10 @@ def build_values(params):
          "fuse_env": params.get("fuse_env"), "fuse_resources": params.get("fuse_resources")},
         params["profiles"], "alluxio_")
     resources = check_fuse_resources(fuse_resources, resources_where, heap=fuse_heap(jvm))
-    _require(not set(properties) & set(KEY_PROPERTIES), "alluxio_properties (or the profile) holds %s: %s"
-             % (", ".join(sorted(set(properties) & set(KEY_PROPERTIES))), _KEYS_GO))
+    require(not set(properties) & set(KEY_PROPERTIES), "alluxio_properties (or the profile) holds %s: %s"
+            % (", ".join(sorted(set(properties) & set(KEY_PROPERTIES))), _KEYS_GO))
     errors, unknown = check_properties(properties, "alluxio_properties")
-    _require(not errors, "; ".join(errors))
+    require(not errors, "; ".join(errors))
     warnings.extend(unknown)
     check_client_cache(properties, jvm, "alluxio_properties (or alluxio_profile %s)" % params["profile"])
 
@@ -91,30 +79,30 @@ def build_values(params):
                        libfuse=str(properties.get(LIBFUSE_VERSION, "2")))
 
     tiers = typed(params.get("tiers"), list, "alluxio_tiers", default=[])
-    _require(tiers, "alluxio_tiers is empty: give at least one tier (medium, path, quota), e.g. MEM on the nodes' ramfs")
+    require(tiers, "alluxio_tiers is empty: give at least one tier (medium, path, quota), e.g. MEM on the nodes' ramfs")
     levels = []
     for index, tier in enumerate(tiers):
         where = "alluxio_tiers[%d]" % index
         typed(tier, dict, where)
         checked = build_tier(tier, where)
         volume_type = tier.get("volume_type", "hostPath")
-        _require(volume_type in VOLUME_TYPES, "%s.volume_type=%s is not one of %s" % (where, volume_type, ", ".join(VOLUME_TYPES)))
+        require(volume_type in VOLUME_TYPES, "%s.volume_type=%s is not one of %s" % (where, volume_type, ", ".join(VOLUME_TYPES)))
         levels.append({"level": index, "alias": checked["mediumtype"], "mediumtype": checked["mediumtype"],
                        "path": checked["path"], "type": volume_type, "quota": checked["quota"],
                        "high": float(checked["high"]), "low": float(checked["low"])})
 
     root_ufs = str(params.get("root_ufs") or "")
-    _require(_UFS.match(root_ufs), "alluxio_root_ufs=%s is not a URL such as oss://bucket/dir/" % (root_ufs or "(unset)"))
+    require(URL.match(root_ufs), "alluxio_root_ufs=%s is not a URL such as oss://bucket/dir/" % (root_ufs or "(unset)"))
     ufs_options = {str(k): str(v) for k, v in typed(params.get("root_ufs_options"), dict, "alluxio_root_ufs_options", default={}).items()}
     inline = sorted(set(ufs_options) & set(KEY_PROPERTIES))
-    _require(not inline, "alluxio_root_ufs_options holds %s: %s" % (", ".join(inline), _KEYS_GO))
+    require(not inline, "alluxio_root_ufs_options holds %s: %s" % (", ".join(inline), _KEYS_GO))
     # The Secret of the root under-store's keys: alluxio_oss_secret or alluxio_s3_secret, by its scheme.
     store = store_of(root_ufs)
     secret = str(params.get("%s_secret" % store) or "") if store else ""
-    _require(not secret or (_NAME.match(secret) and len(secret) <= 63),
-             "alluxio_%s_secret=%s is not a Kubernetes name (lower case, digits, '-')" % (store, secret))
-    _require(not store or secret, "alluxio_root_ufs=%s is on %s but alluxio_%s_secret is empty: name the Secret that holds the keys"
-             % (root_ufs, STORES[store]["label"] if store else "", store))
+    if secret:
+        require_name(secret, "alluxio_%s_secret" % store)
+    require(not store or secret, "alluxio_root_ufs=%s is on %s but alluxio_%s_secret is empty: name the Secret that holds the keys"
+            % (root_ufs, STORES[store]["label"] if store else "", store))
 
     merged = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in properties.items()}
     merged["alluxio.master.mount.table.root.ufs"] = root_ufs

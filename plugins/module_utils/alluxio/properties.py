@@ -5,7 +5,7 @@
 
 The names and types come from Alluxio's own ``alluxio.conf.PropertyKey`` (every default key, its
 aliases and the name templates such as ``alluxio.worker.tieredstore.level%d.alias``), written into
-``alluxio_property_table.py`` by ``tools/alluxio/property_table.sh``. The values are read with
+``property_table.py`` beside it, by ``tools/alluxio/property_table.sh``. The values are read with
 Alluxio's own grammar, ported below from its Java sources with the class and method each follows.
 
 A value Alluxio would refuse or misread is an error (seed 004's client cache store type ``MEMORY``
@@ -21,14 +21,7 @@ import math
 import re
 from decimal import Decimal
 
-from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_property_table import (
-    ALIASES,
-    DEPRECATED,
-    ENUMS,
-    KEYS,
-    TEMPLATES,
-    VERSION,
-)
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.property_table import ALIASES, DEPRECATED, ENUMS, KEYS, TEMPLATES, VERSION
 
 # Values that look right but are not: what to use instead.
 HINTS = {

@@ -20,15 +20,11 @@ __metaclass__ = type
 import posixpath
 import shlex
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import DatasetError, mount_name, typed
-from ansible_collections.fluidops.accel.plugins.module_utils.inventory_checks import gpu_problems, image_problems, namespace_problems
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError, require, typed
+from ansible_collections.fluidops.accel.plugins.module_utils.common.inventory import gpu_problems, image_problems, namespace_problems
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import mount_name
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "fluidops"}
-
-
-def _require(condition, message):
-    if not condition:
-        raise DatasetError(message)
 
 
 def data_dir(claim, datasets, nfs_volumes, mount_path):
@@ -46,28 +42,28 @@ def data_dir(claim, datasets, nfs_volumes, mount_path):
         if item.get("name") == claim:
             return posixpath.normpath(posixpath.join(mount_path, item.get("data_subdir", "")))
     known = [i.get("name") for i in datasets or []] + [i.get("name") for i in nfs_volumes or []]
-    raise DatasetError("training_data_claim=%s is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
-                       "(known: %s)" % (claim, ", ".join(known) or "none"))
+    raise InputError("training_data_claim=%s is neither a dataset of datasets_list nor a volume of datasets_nfs_volumes "
+                     "(known: %s)" % (claim, ", ".join(known) or "none"))
 
 
 def check(params, gpu_nodes):
-    _require(params["launcher"] in ("mpijob", "arena"), "training_launcher=%s is not one of mpijob, arena" % params["launcher"])
+    require(params["launcher"] in ("mpijob", "arena"), "training_launcher=%s is not one of mpijob, arena" % params["launcher"])
     workers, gpus = params["workers"], params["gpus_per_worker"]
-    _require(isinstance(workers, int) and 1 <= workers <= gpu_nodes,
-             "training_workers=%s must be between 1 and the number of GPU nodes (%d)" % (workers, gpu_nodes))
-    _require(isinstance(gpus, int) and 1 <= gpus <= 16, "training_gpus_per_worker=%s must be between 1 and 16" % gpus)
-    _require(params["name"] and len(params["name"]) <= 50,
-             "training_name=%s must be a name of at most 50 characters (the pods add suffixes)" % params["name"])
+    require(isinstance(workers, int) and 1 <= workers <= gpu_nodes,
+            "training_workers=%s must be between 1 and the number of GPU nodes (%d)" % (workers, gpu_nodes))
+    require(isinstance(gpus, int) and 1 <= gpus <= 16, "training_gpus_per_worker=%s must be between 1 and 16" % gpus)
+    require(params["name"] and len(params["name"]) <= 50,
+            "training_name=%s must be a name of at most 50 characters (the pods add suffixes)" % params["name"])
     problems = (gpu_problems(gpus, [{"name": name, "gpus": count} for name, count in zip(
         params.get("node_names") or [], params.get("node_gpus") or [])])
         + image_problems([("training_image", params.get("image"))])
         + namespace_problems([("training_namespace", params.get("namespace"))]))
-    _require(not problems, "; ".join(problems))
+    require(not problems, "; ".join(problems))
     typed(params.get("env"), dict, "training_env")
     command = params.get("worker_command")
-    _require(isinstance(command, list) and command and all(isinstance(word, str) and word for word in command),
-             "training_worker_command=%s must be a command as a list of words (mpi-operator's examples: "
-             "[/usr/sbin/sshd, -De])" % (command,))
+    require(isinstance(command, list) and command and all(isinstance(word, str) and word for word in command),
+            "training_worker_command=%s must be a command as a list of words (mpi-operator's examples: "
+            "[/usr/sbin/sshd, -De])" % (command,))
     typed(params.get("tolerations"), list, "training_tolerations")
 
 

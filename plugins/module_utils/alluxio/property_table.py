@@ -3,7 +3,7 @@
 # GENERATED from Alluxio 2.9.3's alluxio.conf.PropertyKey (alluxio-core-common-2.9.3.jar of tools/alluxio/jars.lock)
 # by tools/alluxio/property_table.sh (tools/alluxio/PropertyTable.java). Do not edit: run
 # tools/alluxio/property_table.sh; tests/render/test_alluxio_property_table.py fails when it is stale.
-"""Alluxio 2.9.3's property names and types, for alluxio_properties.py (generated)."""
+"""Alluxio 2.9.3's property names and types, for properties.py beside it (generated)."""
 
 from __future__ import absolute_import, division, print_function
 
