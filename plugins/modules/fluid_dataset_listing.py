@@ -117,21 +117,8 @@ reconnects:
   type: int
 """
 
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid.listing import (
-    RECORD,
-    files_found,
-    fuse_image,
-    job_body,
-    job_finished,
-    job_progress,
-    record_of,
-    schedulable,
-)
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import FLUID_API
-from ansible_collections.fluidops.accel.plugins.module_utils.k8s.client import log_tail
-from ansible_collections.fluidops.accel.plugins.module_utils.k8s.objects import tolerations_of
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.listing import execute_module
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
-from ansible_collections.fluidops.accel.plugins.module_utils.k8s.waiter import timed_out_after, wait_for
 
 
 def spec():
@@ -144,101 +131,6 @@ def spec():
         tolerations=dict(type="list", elements="dict", default=[]),
         image=dict(type="str"),
     ), check=lambda params: [] if params["node_selector"] else ["node_selector={} selects every node: give the GPU nodes' labels"])
-
-
-def listing_pods(client, params):
-    pods, _unused = client.list("Pod", params["namespace"], api_version="v1", label_selector="fluidops.io/listing=%s" % params["name"])
-    return pods
-
-
-def pods_found(client, params):
-    """{node: files} from the logs of the Job's pods (the count is a pod's last line), and a note on
-    each that failed."""
-    files, failures = {}, []
-    for pod in listing_pods(client, params):
-        node = (pod.get("spec") or {}).get("nodeName") or "(not scheduled)"
-        phase = (pod.get("status") or {}).get("phase")
-        if phase == "Succeeded":
-            found = files_found(log_tail(client, pod["metadata"]["name"], params["namespace"], lines=1))
-            if found is not None:
-                files[node] = found
-        elif phase == "Failed":
-            log = log_tail(client, pod["metadata"]["name"], params["namespace"])
-            failures.append("pod %s on %s: %s" % (pod["metadata"]["name"], node, log or "no log"))
-    return files, failures
-
-
-def pods_waiting(client, params):
-    """What each of the Job's unfinished pods waits on: its phase and the reason of its first
-    condition or container state that gives one (unschedulable, a FUSE mount that never came)."""
-    waiting = []
-    for pod in listing_pods(client, params):
-        status = pod.get("status") or {}
-        if status.get("phase") in ("Succeeded", "Failed"):
-            continue
-        reasons = ["%s: %s" % (c.get("reason"), c.get("message")) for c in status.get("conditions") or [] if c.get("status") != "True" and c.get("reason")]
-        reasons += ["%s: %s" % (s["state"]["waiting"].get("reason"), s["state"]["waiting"].get("message") or "")
-                    for s in status.get("containerStatuses") or [] if (s.get("state") or {}).get("waiting")]
-        waiting.append("pod %s on %s %s%s" % (pod["metadata"]["name"], (pod.get("spec") or {}).get("nodeName") or "no node",
-                                              status.get("phase") or "Pending", (" (%s)" % "; ".join(reasons)) if reasons else ""))
-    return waiting
-
-
-def execute_module(module, client):
-    params = module.params
-    namespace, name = params["namespace"], params["name"]
-    dataset = client.get("Dataset", params["dataset"], namespace, api_version=FLUID_API)
-    if dataset is None:
-        module.fail_json(msg="Dataset %s not found in namespace %s: the listing reads a dataset's claim" % (params["dataset"], namespace),
-                         **client.counts())
-    selector = ",".join("%s=%s" % item for item in sorted(params["node_selector"].items()))
-    found, _unused = client.list("Node", None, api_version="v1", label_selector=selector)
-    nodes = schedulable(found)
-    if not nodes:
-        module.fail_json(msg="no Ready, schedulable node has the labels %s (node_selector) to list dataset %s on" % (selector, params["dataset"]),
-                         **client.counts())
-    record = record_of(params, nodes)
-    result = dict(changed=False, listed=False, nodes=nodes, seconds=0.0, timed_out=False, progress=job_progress(None))
-    if ((dataset.get("metadata") or {}).get("annotations") or {}).get(RECORD) == record:
-        module.exit_json(**dict(result, **client.counts()))
-    result.update(changed=True, listed=True)
-    job = client.get("Job", name, namespace, api_version="batch/v1")
-    if module.check_mode:
-        module.exit_json(**dict(result, **client.counts()))
-    if job is not None and job_finished(job) != "Complete" and job["spec"].get("completions") != len(nodes):
-        # One started for other nodes (a node joined or left since): it goes, and a new one lists.
-        client.delete("Job", name, namespace, api_version="batch/v1", propagation="Background")
-        job = None
-    if job is None:
-        image = params["image"]
-        if not image:
-            daemonsets, _unused = client.list("DaemonSet", namespace, api_version="apps/v1")
-            image = fuse_image(daemonsets, params["dataset"])
-            if not image:
-                module.fail_json(msg="dataset %s has no FUSE DaemonSet in namespace %s to take the listing's image from (is its runtime "
-                                     "ready?): give image" % (params["dataset"], namespace), **client.counts())
-        job = client.create("Job", job_body(params, len(nodes), image, tolerations_of(params["tolerations"], "tolerations")),
-                            namespace, api_version="batch/v1")
-    if params["wait"] and not job_finished(job):
-        started = client.clock()
-        seen, done = wait_for(client, "Job", namespace, [name], job_finished, params["wait_timeout"], api_version="batch/v1")
-        job = seen[name] or job
-        result.update(seconds=round(client.clock() - started, 1), timed_out=not done)
-    result["progress"] = job_progress(job)
-    finished = job_finished(job)
-    if finished:
-        files, failures = pods_found(client, params)
-        client.delete("Job", name, namespace, api_version="batch/v1", propagation="Background")
-        if finished == "Failed":
-            module.fail_json(msg="the listing of dataset %s failed: %s" % (params["dataset"], "; ".join(failures) or "the Job Failed"),
-                             **dict(result, **client.counts()))
-        client.patch("Dataset", params["dataset"], namespace, {"metadata": {"annotations": {RECORD: record}}}, api_version=FLUID_API)
-        module.exit_json(**dict(result, files=files, **client.counts()))
-    if result["timed_out"] and params["fail_on_timeout"]:
-        module.fail_json(msg="%s: the listing of dataset %s: %s of %d nodes done; %s" % (
-            timed_out_after(params["wait_timeout"]), params["dataset"], result["progress"]["succeeded"], len(nodes),
-            "; ".join(pods_waiting(client, params)) or "no pod yet"), **dict(result, **client.counts()))
-    module.exit_json(**dict(result, **client.counts()))
 
 
 def main():

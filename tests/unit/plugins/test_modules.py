@@ -16,8 +16,10 @@ from ansible.module_utils import basic
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
+from ansible_collections.fluidops.accel.plugins.module_utils.alluxio import cluster_info
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s import client as k8s_client
-from ansible_collections.fluidops.accel.plugins.module_utils.k8s import runner, waiter
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s import crds, runner, waiter
+from ansible_collections.fluidops.accel.plugins.module_utils.training import mpijob as training_mpijob
 from ansible_collections.fluidops.accel.plugins.modules import (
     alluxio_cluster_info,
     benchmark_report,
@@ -515,7 +517,7 @@ def test_alluxio_cluster_info_reads_the_master_through_the_service_proxy(monkeyp
     class Api(object):
         client = type("Dynamic", (), {"client": None})
 
-    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
+    monkeypatch.setattr(cluster_info, "CoreV1Api", Core)
     result = run(alluxio_cluster_info, {"namespace": "alluxio"}, Api(), monkeypatch).result
     assert calls == [("alluxio-master-0:19999", "alluxio", "api/v1/master/info")]
     assert result["live_workers"] == 4 and result["tiers"]["MEM"]["total"] == 400 * 1024 ** 3
@@ -529,7 +531,7 @@ def test_alluxio_cluster_info_refuses_master_url_with_fsadmin_before_any_call(mo
     class Api(object):
         client = type("Dynamic", (), {"client": None})
 
-    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
+    monkeypatch.setattr(cluster_info, "CoreV1Api", Core)
     outcome = run(alluxio_cluster_info, {"source": "fsadmin", "master_url": "http://10.0.0.5:19999"}, Api(), monkeypatch)
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"] == "master_url=http://10.0.0.5:19999 is only read with source=rest, not source=fsadmin"
@@ -546,8 +548,8 @@ def test_alluxio_cluster_info_names_the_master_url_it_cannot_read(monkeypatch):
     def refuse(url, timeout):
         raise OSError("[Errno 111] Connection refused")
 
-    monkeypatch.setattr(alluxio_cluster_info, "CoreV1Api", Core)
-    monkeypatch.setattr(alluxio_cluster_info, "open_url", refuse)
+    monkeypatch.setattr(cluster_info, "CoreV1Api", Core)
+    monkeypatch.setattr(cluster_info, "open_url", refuse)
     outcome = run(alluxio_cluster_info, {"master_url": "http://10.0.0.5:19999/"}, Api(), monkeypatch)
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"] == ("Alluxio release alluxio in alluxio: cannot read http://10.0.0.5:19999/api/v1/master/info: "
@@ -596,7 +598,7 @@ def job_conditions(*types):
 def existing_job(spec=None, **status):
     job = copy.deepcopy(JOB)
     job["spec"] = spec or job["spec"]
-    job["metadata"]["annotations"] = {mpijob.HASH: mpijob.definition_hash(job)}
+    job["metadata"]["annotations"] = {training_mpijob.HASH: training_mpijob.definition_hash(job)}
     return dict(job, status=status)
 
 
@@ -614,7 +616,7 @@ def test_mpijob_creates_the_job_watches_it_and_reads_the_launchers_log(monkeypat
                                 ("GET", "MPIJob", "default", None), ("WATCH", "MPIJob", "default", "100"),
                                 ("GET", "Pod", "default", JOB_PODS), ("LOG", "Pod", "default", "resnet50-launcher-x7k2p")]
     created = cluster.objects[("MPIJob", "default", "resnet50")]
-    assert created["spec"] == JOB["spec"] and created["metadata"]["annotations"] == {mpijob.HASH: mpijob.definition_hash(JOB)}
+    assert created["spec"] == JOB["spec"] and created["metadata"]["annotations"] == {training_mpijob.HASH: training_mpijob.definition_hash(JOB)}
     assert result["changed"] and result["state"] == "Succeeded" and not result["timed_out"] and result["api_calls"] == 6
     assert result["duration_seconds"] == 630.0 and result["launcher"] == "resnet50-launcher-x7k2p"
     throughput = result["throughput"]
@@ -636,7 +638,7 @@ def test_mpijob_from_another_definition_is_not_replaced(monkeypatch):
     assert isinstance(outcome, Failed)
     assert outcome.result["msg"] == ("MPIJob default/resnet50 exists from another definition (hash %s, not %s): a job is not "
                                      "replaced under a running training; delete it (state=absent) or give a new name" % (
-                                         mpijob.definition_hash({"spec": {"slotsPerWorker": 8}}), mpijob.definition_hash(JOB)))
+                                         training_mpijob.definition_hash({"spec": {"slotsPerWorker": 8}}), training_mpijob.definition_hash(JOB)))
     assert cluster.requests == [("GET", "MPIJob", "default", "resnet50")]
 
 
@@ -732,7 +734,7 @@ def test_mpijob_timeout_without_failing_returns_the_state_and_a_launcher_without
 def test_mpijob_check_mode_creates_nothing_and_never_waits(monkeypatch):
     cluster = FakeCluster()
     result = run(mpijob, {"definition": JOB}, cluster, monkeypatch, check=True).result
-    assert result["changed"] and result["mpijob"]["metadata"]["annotations"] == {mpijob.HASH: mpijob.definition_hash(JOB)}
+    assert result["changed"] and result["mpijob"]["metadata"]["annotations"] == {training_mpijob.HASH: training_mpijob.definition_hash(JOB)}
     assert cluster.requests == [("GET", "MPIJob", "default", "resnet50")]
 
 
@@ -939,7 +941,7 @@ def test_chart_crds_applies_each_crd_then_leaves_them_all_on_a_second_run(monkey
                                 ("APPLY", "CustomResourceDefinition", None, "dataloads.data.fluid.io"),
                                 ("PATCH", "CustomResourceDefinition", None, "dataloads.data.fluid.io")]
     annotations = cluster.objects[("CustomResourceDefinition", None, "datasets.data.fluid.io")]["metadata"]["annotations"]
-    assert annotations["fluidops.io/manifest-sha256"] == chart_crds.fingerprint(crd("datasets.data.fluid.io"))
+    assert annotations["fluidops.io/manifest-sha256"] == crds.fingerprint(crd("datasets.data.fluid.io"))
     assert annotations["fluidops.io/applied-generation"] == "1"
     cluster.requests.clear()
     second = run(chart_crds, {"src": src}, cluster, monkeypatch).result
