@@ -29,6 +29,7 @@ import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import (
     NAME_RULES,
+    InputError,
     key_problem,
     label_value_problem,
     name_problem,
@@ -494,3 +495,11 @@ def problems(objects):
             lines += [line for line in code_problems(obj) if line not in lines]
         found.extend(lines)
     return found
+
+
+def require_accepted(objects, where):
+    """The objects built from one variable, as the API server and Fluid would take them: what they
+    refuse raises InputError naming the variable ``where``."""
+    found = problems(objects)
+    if found:
+        raise InputError("%s would be refused: %s" % (where, "; ".join(found)))

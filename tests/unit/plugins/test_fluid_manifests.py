@@ -4,7 +4,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests
+from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import build_dataset
 

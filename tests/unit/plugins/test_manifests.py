@@ -4,14 +4,9 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.filter.fluid import (
-    fluid_dataset_manifests,
-    nfs_volume_manifests,
-    placeholder_credentials,
-    store_secret_manifests,
-    store_secret_problems,
-)
-from ansible_collections.fluidops.accel.plugins.filter.manifests import manifest_filename, redact_secrets, to_manifest_yaml
+from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests, nfs_volume_manifests
+from ansible_collections.fluidops.accel.plugins.filter.rendered_manifests import manifest_filename, redact_secrets, to_manifest_yaml
+from ansible_collections.fluidops.accel.plugins.filter.store_secrets import placeholder_credentials, store_secret_manifests, store_secret_problems
 
 SEED_003_OPTIONS = ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard", "timeo=600", "retrans=2",
                     "noresvport", "nfsvers=4.1"]

@@ -10,8 +10,9 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.filter.fluid import fluid_dataset_manifests, nfs_volume_manifests, store_secret_manifests
+from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests, nfs_volume_manifests
 from ansible_collections.fluidops.accel.plugins.filter.schema_problems import FilterModule
+from ansible_collections.fluidops.accel.plugins.filter.store_secrets import store_secret_manifests
 from ansible_collections.fluidops.accel.plugins.module_utils.training.jobs import mpijob_manifest
 from ansible_collections.fluidops.accel.plugins.plugin_utils import schema_check
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import SchemaCheckError, problems

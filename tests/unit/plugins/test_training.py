@@ -8,7 +8,7 @@ import os
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.filter.datasets import dataset_refs
+from ansible_collections.fluidops.accel.plugins.filter.dataset_refs import dataset_refs
 from ansible_collections.fluidops.accel.plugins.filter.pods import pods_using_claims
 from ansible_collections.fluidops.accel.plugins.filter.training import FilterModule
 from ansible_collections.fluidops.accel.plugins.module_utils.training.benchmark_report import chart, document, hms, markdown

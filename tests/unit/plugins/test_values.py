@@ -1,6 +1,6 @@
 """Helm values overrides."""
 
-from ansible_collections.fluidops.accel.plugins.filter.values import FilterModule, override_key
+from ansible_collections.fluidops.accel.plugins.filter.helm_values import FilterModule, override_key
 
 
 def test_override_key_reaches_every_anchored_copy():
