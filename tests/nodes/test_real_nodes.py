@@ -279,7 +279,7 @@ def test_the_data_path_bench_s_alluxio_gets_the_options_fluid_s_pods_run_with(ku
                    check=True, capture_output=True, text=True)
     processes = alluxio_processes(kubeconfig)
     for component, variable in (("master", "ALLUXIO_MASTER_JAVA_OPTS"), ("worker", "ALLUXIO_WORKER_JAVA_OPTS"), ("fuse", "ALLUXIO_FUSE_JAVA_OPTS")):
-        # The host's addresses, as tools/localcluster/alluxio.sh gives its processes what the pods' fieldRefs give.
+        # The host's addresses, as tools/alluxio/alluxio.sh gives its processes what the pods' fieldRefs give.
         host = {name: "192.0.2.1" for name in ("ALLUXIO_MASTER_HOSTNAME", "ALLUXIO_WORKER_HOSTNAME", "ALLUXIO_WORKER_CONTAINER_HOSTNAME",
                                                "ALLUXIO_CLIENT_HOSTNAME")}
         words = subprocess.run(["bash", "-c", 'set +u; . "$1/conf/alluxio-env.sh"; printf "%s\\n" $ALLUXIO_JAVA_OPTS ${!2}', "-", str(out), variable],

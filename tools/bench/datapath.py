@@ -4,7 +4,7 @@ In one run, each case several times (median and spread), on one node host contai
 - direct reads from a ramfs (the ceiling);
 - reads from a remote store: an S3 gateway (versitygw, posix backend) behind throttle.py, which
   adds a one-way delay to every byte and one shared bandwidth limit;
-- a real Alluxio (tools/alluxio, tools/localcluster/alluxio.sh) configured as Fluid configures it:
+- a real Alluxio (tools/alluxio, its alluxio.sh) configured as Fluid configures it:
   Fluid's controller writes the values of a runtime with the profile (fluid_values.py), Helm renders
   Fluid's runtime chart with them (tools/alluxio/localconf.py); the store mounted over S3: cold (the store read
   through Alluxio), and warm after `fs distributedLoad`, through a JNI-FUSE mount just started
@@ -58,7 +58,7 @@ LOCAL = os.path.join(CACHE, "localcluster")
 WORK = os.path.join(CACHE, "datapath")
 STATE = os.path.join(WORK, "alluxio")
 HOST = "fluidops-bench"
-ALLUXIO_SH = os.path.join(REPO, "tools", "localcluster", "alluxio.sh")
+ALLUXIO_SH = os.path.join(REPO, "tools", "alluxio", "alluxio.sh")
 BUCKET = "bench"
 MIB = 1024 * 1024
 # The worker's tier: the standalone chart's default (roles/alluxio/defaults), MEM on the ramfs the
