@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from alluxio_values import NAMES, REFERENCES, REFUSED, VALUES
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio_properties import value_text
+from ansible_collections.fluidops.accel.tests.alluxio_values import NAMES, REFERENCES, REFUSED, VALUES
 from playbook import REPO
 
 GENERATOR = os.path.join(REPO, "tools", "alluxio", "property_table.sh")

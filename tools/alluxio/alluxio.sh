@@ -13,7 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log_name=alluxio
-# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, ip_of, repo
+# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, ip_of, repo, tools_pythonpath
 . "$here/../lib.sh"
 # The local cluster's parts: Helm and Fluid's charts (tools/localcluster/build.sh).
 cache=$cache_root/localcluster
@@ -30,7 +30,7 @@ MASTER_WEB_PORT='' FUSE_MOUNT=''
 # shellcheck source=/dev/null  # written at run time by localconf.py
 [ ! -f "$state/layout.env" ] || . "$state/layout.env"
 
-venv_python() { "$(cat "$cache_root/.venv-path")/bin/python" "$@"; }
+venv_python() { PYTHONPATH=$tools_pythonpath "$(cat "$cache_root/.venv-path")/bin/python" "$@"; }
 
 container_mounts() {  # the podman run flags that give a host the JDK, the jars and this state
   local jdk; jdk=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
@@ -90,7 +90,7 @@ up() {
   local values=${FLUIDOPS_ALLUXIO_VALUES:?set FLUIDOPS_ALLUXIO_VALUES: the values Fluid wrote for the runtime}
   mkdir -p "$state/logs"
   master_ip=$(ip_of "$master_node")
-  venv_python "$here/localconf.py" --values "$values" --out "$state" --master-host "$master_ip" \
+  venv_python -m alluxio.localconf --values "$values" --out "$state" --master-host "$master_ip" \
     --helm "$cache/helm" --chart "$cache/fluid/charts/alluxio" >/dev/null
   # shellcheck source=/dev/null  # just written by localconf.py
   . "$state/layout.env"

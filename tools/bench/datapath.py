@@ -40,18 +40,15 @@ import subprocess
 import sys
 import time
 
-import fuse_probe
 import yaml
-from fluid_values import PORTS, fluid_values
-from report import machine, pinned, publish
+
+from alluxio import localconf
+from ansible_collections.fluidops.accel.plugins.module_utils import dataset_listing
+from bench import fuse_probe
+from bench.fluid_values import PORTS, fluid_values
+from bench.report import REPO, machine, pinned, publish
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tools", "alluxio"))
-sys.path.insert(0, os.path.join(REPO, ".collections"))
-import localconf  # noqa: E402  pylint: disable=wrong-import-position
-
-from ansible_collections.fluidops.accel.plugins.module_utils import dataset_listing  # noqa: E402  pylint: disable=wrong-import-position
 
 CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")))
 LOCAL = os.path.join(CACHE, "localcluster")
@@ -530,7 +527,7 @@ def profile_env(values, running, master_host):
         with open(path, encoding="utf-8") as handle:
             names.append(yaml.safe_load(handle)["runtimeIdentity"]["name"])
     out = os.path.join(WORK, "conf-" + os.path.basename(values).rsplit(".", 1)[0])
-    run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--values", values, "--out", out,
+    run([sys.executable, "-m", "alluxio.localconf", "--values", values, "--out", out,
          "--master-host", master_host, "--helm", os.path.join(LOCAL, "helm"), "--chart", os.path.join(LOCAL, "fluid", "charts", "alluxio")])
     text = open(os.path.join(out, "conf", "alluxio-env.sh"), encoding="utf-8").read()
     text = text.replace(names[0], names[1])

@@ -27,13 +27,8 @@ import time
 
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, ".collections"))
-# pylint: disable=wrong-import-position
-from report import pinned  # noqa: E402
-
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import build_dataset  # noqa: E402
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid_manifests import build_dataset
+from bench.report import REPO, pinned
 
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 # Not the default cluster (0) nor make test's (1): a user's cluster stays as it is.

@@ -20,7 +20,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log_name=localcluster
-# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, repo
+# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, repo, tools_pythonpath
 . "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run, the ports and host_of, by FLUIDOPS_CLUSTER_INSTANCE
 . "$here/instance.sh"
@@ -182,7 +182,7 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig"
+  start simulator env PYTHONPATH="$tools_pythonpath" "$python" -m localcluster.simulator --kubeconfig "$kubeconfig"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
 }
