@@ -15,6 +15,9 @@ export RUFF_CACHE_DIR := $(FLUIDOPS_CACHE_DIR)/ruff
 VENV_STAMP := $(FLUIDOPS_CACHE_DIR)/.venv-path
 venv = $(shell cat $(VENV_STAMP))
 run = PATH="$(venv)/bin:$$PATH"
+# The tools' Python programs run as modules (python -m bench.deploy): they import the collection
+# through .collections and each other from tools/, as pytest.ini's pythonpath gives the tests.
+tools_run = $(run) PYTHONPATH="$(CURDIR)/.collections:$(CURDIR)/tools"
 
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
@@ -120,12 +123,12 @@ checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
 # which it starts if it is down and leaves up. BENCH_ARGS: tools/bench/deploy.py's options (--runs, --sizes).
 bench: host-image  ## the bundle's own speed: cold, idempotent, status and render at 4/16/64 nodes, the OS phase, each tuning's ratio
 	@tools/localcluster/build.sh
-	$(run) python tools/bench/deploy.py $(BENCH_ARGS)
+	$(tools_run) python -m bench.deploy $(BENCH_ARGS)
 
 # A benchmark, not a test: about 20 minutes, with the local cluster down (it shares the cores); it
 # starts a cluster of its own (instance 2) for Fluid's controller first, unless its values are kept.
 bench-datapath: host-image  ## the data path measured: ramfs, a throttled S3 store, Alluxio cold/warm, profiles, FUSE options
-	$(run) python tools/bench/datapath.py
+	$(tools_run) python -m bench.datapath
 
 cluster-up: host-image  ## start the local cluster (builds its parts once; later starts take seconds)
 	@tools/localcluster/cluster.sh up

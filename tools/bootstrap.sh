@@ -4,16 +4,14 @@
 # keyed by the hash of requirements.txt + constraints.txt, kept outside the repository.
 # Prints the venv directory on stdout as its last line.
 set -euo pipefail
-
-repo=$(cd "$(dirname "$0")/.." && pwd)
-cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
+log_name=bootstrap
+# shellcheck source=lib.sh  # log, repo, cache_root
+. "$(dirname "$0")/lib.sh"
 python=${FLUIDOPS_PYTHON:-python3}
 # openjdk-17-jdk-headless and curl: tools/alluxio fetches Alluxio's jars from Maven Central and runs them;
 # the JDK's compiler runs tools/alluxio/PropertyTable.java, a source file, on them.
 # The shell scripts are checked with shellcheck (make lint); Ansible reaches the local node hosts over SSH.
 system_packages=(podman runc debootstrap uidmap slirp4netns openjdk-17-jdk-headless curl shellcheck openssh-client)
-
-log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
 # Debian's own python3 needs python3-venv for `python3 -m venv`; other Pythons carry ensurepip.
 "$python" -c 'import ensurepip' 2>/dev/null || system_packages+=(python3-venv)
@@ -30,11 +28,11 @@ if ((${#missing[@]})); then
 fi
 
 key=$(cat "$repo/requirements.txt" "$repo/constraints.txt" | sha256sum | cut -c1-12)
-venv="$cache_dir/venv-$key"
+venv="$cache_root/venv-$key"
 if [ ! -x "$venv/bin/ansible-playbook" ] || [ ! -f "$venv/.complete" ]; then
   log "creating Python venv $venv (first run only; about 2 minutes)"
   rm -rf "$venv"
-  mkdir -p "$cache_dir"
+  mkdir -p "$cache_root"
   "$python" -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check \
     -r "$repo/requirements.txt" -c "$repo/constraints.txt" >&2

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 import yaml
 from kubernetes import client
@@ -18,6 +17,7 @@ from conftest import NODES, RUN, cluster, host, read_sysctls, standin_bytes, wai
 from playbook import PARTS, REPO, run_playbook
 from pods import BASELINE, DATASET, READ, apply, ended, events, finished, fuse_pods, kubectl, node_without_fuse, pod, pods, read_sums, registry_of, running_pod
 from runbook_shell import run
+from tools_module import run_module
 
 
 def test_four_real_nodes_of_containerd_and_the_pinned_kubelet(api):
@@ -274,12 +274,11 @@ def test_the_data_path_bench_s_alluxio_gets_the_options_fluid_s_pods_run_with(ku
     values = tmp_path / "values.yaml"
     values.write_text(json.loads(kubectl(kubeconfig, "get", "configmap", DATASET + "-alluxio-values", "-o", "json").stdout)["data"]["data"])
     out = tmp_path / "bench"
-    subprocess.run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--values", str(values), "--out", str(out),
-                    "--master-host", "192.0.2.1", "--helm", os.path.join(PARTS, "helm"), "--chart", os.path.join(PARTS, "fluid", "charts", "alluxio")],
-                   check=True, capture_output=True, text=True)
+    run_module("alluxio.localconf", "--values", str(values), "--out", str(out), "--master-host", "192.0.2.1",
+               "--helm", os.path.join(PARTS, "helm"), "--chart", os.path.join(PARTS, "fluid", "charts", "alluxio"), check=True)
     processes = alluxio_processes(kubeconfig)
     for component, variable in (("master", "ALLUXIO_MASTER_JAVA_OPTS"), ("worker", "ALLUXIO_WORKER_JAVA_OPTS"), ("fuse", "ALLUXIO_FUSE_JAVA_OPTS")):
-        # The host's addresses, as tools/localcluster/alluxio.sh gives its processes what the pods' fieldRefs give.
+        # The host's addresses, as tools/alluxio/alluxio.sh gives its processes what the pods' fieldRefs give.
         host = {name: "192.0.2.1" for name in ("ALLUXIO_MASTER_HOSTNAME", "ALLUXIO_WORKER_HOSTNAME", "ALLUXIO_WORKER_CONTAINER_HOSTNAME",
                                                "ALLUXIO_CLIENT_HOSTNAME")}
         words = subprocess.run(["bash", "-c", 'set +u; . "$1/conf/alluxio-env.sh"; printf "%s\\n" $ALLUXIO_JAVA_OPTS ${!2}', "-", str(out), variable],

@@ -17,8 +17,8 @@ with them here, and this script writes what the chart hands its pods:
 
 Short-circuit reads stay as Fluid sets them: with policy `local` the chart gives the FUSE pod the
 worker's tier hostPaths; here FUSE and worker share the host container's file system.
-Usage:
-  localconf.py --values FILE --out DIR --master-host IP --helm HELM --chart FLUID/charts/alluxio
+Usage (PYTHONPATH=.collections:tools, as alluxio.sh runs it):
+  python -m alluxio.localconf --values FILE --out DIR --master-host IP --helm HELM --chart FLUID/charts/alluxio
 """
 
 import argparse
@@ -26,15 +26,12 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 
 import yaml
 
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import parse_bytes
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, ".collections"))
-# pylint: disable=wrong-import-position
-from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import parse_bytes  # noqa: E402
 
 # The profiles size the JVMs for 336 GiB, 82-core nodes; this machine has a few GiB per process
 # and 2 cores. These caps come after the profile's options (the JVM takes the last -Xmx).

@@ -4,7 +4,7 @@ In one run, each case several times (median and spread), on one node host contai
 - direct reads from a ramfs (the ceiling);
 - reads from a remote store: an S3 gateway (versitygw, posix backend) behind throttle.py, which
   adds a one-way delay to every byte and one shared bandwidth limit;
-- a real Alluxio (tools/alluxio, tools/localcluster/alluxio.sh) configured as Fluid configures it:
+- a real Alluxio (tools/alluxio, its alluxio.sh) configured as Fluid configures it:
   Fluid's controller writes the values of a runtime with the profile (fluid_values.py), Helm renders
   Fluid's runtime chart with them (tools/alluxio/localconf.py); the store mounted over S3: cold (the store read
   through Alluxio), and warm after `fs distributedLoad`, through a JNI-FUSE mount just started
@@ -40,25 +40,22 @@ import subprocess
 import sys
 import time
 
-import fuse_probe
 import yaml
-from fluid_values import PORTS, fluid_values
-from report import machine, pinned, publish
+
+from alluxio import localconf
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid import listing as dataset_listing
+from bench import fuse_probe
+from bench.fluid_values import PORTS, fluid_values
+from bench.report import REPO, machine, pinned, publish
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tools", "alluxio"))
-sys.path.insert(0, os.path.join(REPO, ".collections"))
-import localconf  # noqa: E402  pylint: disable=wrong-import-position
-
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid import listing as dataset_listing  # noqa: E402  pylint: disable=wrong-import-position
 
 CACHE = os.path.join(os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops")))
 LOCAL = os.path.join(CACHE, "localcluster")
 WORK = os.path.join(CACHE, "datapath")
 STATE = os.path.join(WORK, "alluxio")
 HOST = "fluidops-bench"
-ALLUXIO_SH = os.path.join(REPO, "tools", "localcluster", "alluxio.sh")
+ALLUXIO_SH = os.path.join(REPO, "tools", "alluxio", "alluxio.sh")
 BUCKET = "bench"
 MIB = 1024 * 1024
 # The worker's tier: the standalone chart's default (roles/alluxio/defaults), MEM on the ramfs the
@@ -530,7 +527,7 @@ def profile_env(values, running, master_host):
         with open(path, encoding="utf-8") as handle:
             names.append(yaml.safe_load(handle)["runtimeIdentity"]["name"])
     out = os.path.join(WORK, "conf-" + os.path.basename(values).rsplit(".", 1)[0])
-    run([sys.executable, os.path.join(REPO, "tools", "alluxio", "localconf.py"), "--values", values, "--out", out,
+    run([sys.executable, "-m", "alluxio.localconf", "--values", values, "--out", out,
          "--master-host", master_host, "--helm", os.path.join(LOCAL, "helm"), "--chart", os.path.join(LOCAL, "fluid", "charts", "alluxio")])
     text = open(os.path.join(out, "conf", "alluxio-env.sh"), encoding="utf-8").read()
     text = text.replace(names[0], names[1])

@@ -40,10 +40,9 @@ import tempfile
 import time
 
 import yaml
-from report import REPO, machine, publish, spread
 
-sys.path.insert(0, os.path.join(REPO, "tools"))
-from localcluster.apiproxy import ApiProxy  # noqa: E402  pylint: disable=wrong-import-position
+from bench.report import REPO, machine, publish, spread
+from localcluster.apiproxy import ApiProxy
 
 CACHE = os.environ.get("FLUIDOPS_CACHE_DIR", os.path.expanduser("~/.cache/fluidops"))
 LOCAL = os.path.join(CACHE, "localcluster")

@@ -9,7 +9,7 @@ profile the bench runs, this module has that controller do so:
 - a local cluster of the bench's own (FLUIDOPS_CLUSTER_INSTANCE=INSTANCE, real nodes), with
   Fluid's chart installed by the bundle's engine phase (playbooks/engine.yml, inventory/local);
 - per profile, the Dataset and AlluxioRuntime the bundle's datasets role would apply
-  (module_utils/fluid/manifests.py build_dataset), the tier on the bench host's ramfs;
+  (module_utils/fluid_manifests.py build_dataset), the tier on the bench host's ramfs;
 - the values read back, and the cluster taken down if this module started it.
 
 One thing is set here that the bundle leaves to Fluid: the runtime's ports, Alluxio's defaults
@@ -27,13 +27,8 @@ import time
 
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, ".collections"))
-# pylint: disable=wrong-import-position
-from report import pinned  # noqa: E402
-
-from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import build_dataset  # noqa: E402
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import build_dataset
+from bench.report import REPO, pinned
 
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 # Not the default cluster (0) nor make test's (1): a user's cluster stays as it is.

@@ -1,4 +1,4 @@
-"""What the data-path bench reads of a running FUSE JVM (tools/localcluster/alluxio.sh's) around
+"""What the data-path bench reads of a running FUSE JVM (tools/alluxio/alluxio.sh's) around
 each epoch: its CPU time per thread group, Alluxio's own metrics, and what HotSpot's C2 compiler
 has compiled. ``exec_in_host(*command)`` runs a command in the bench's host and returns its
 CompletedProcess."""

@@ -43,16 +43,7 @@ if grep -E '^(WARNING|ERROR|CRITICAL)' "$work/import.log"; then
   exit 1
 fi
 # It read every module's documentation (ansible-doc resolved its fragments).
-python - "$work/import.log" <<'PY'
-import json, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-result = json.loads(text[text.index("\n{") + 1:])
-contents = result["docs_blob"]["contents"]
-undocumented = [c["content_name"] for c in contents if c["content_type"] == "module" and not c.get("doc_strings")]
-assert not undocumented, "galaxy-importer read no documentation of %s" % undocumented
-print("galaxy-importer ok: %s %s, %d plugins and roles, every module documented, no warning, no error"
-      % (result["metadata"]["name"], result["metadata"]["version"], len(contents)))
-PY
+python "$repo/tools/checks/galaxy_result.py" "$work/import.log"
 # The importer's ansible-lint: each line on stdout is a violation, which it logs as a warning; on
 # stderr, lines of CRITICAL or ERROR are errors.
 unpacked=$work/lint/ansible_collections/fluidops/accel

@@ -6,11 +6,13 @@
 #   build.sh        the node host image (fluidops-host)
 #   build.sh base   the base of the images pods run (fluidops-base: minbase and CA certificates)
 set -euo pipefail
+log_name=hostimage
+# shellcheck source=../lib.sh  # log, cache_root
+. "$(dirname "$0")/../lib.sh"
 kind=${1:-host}
 
 suite=${FLUIDOPS_HOST_SUITE:-bookworm}
 mirror=${FLUIDOPS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-cache_dir=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 # What a node host needs so Ansible can manage it; the FUSE packages are left out on purpose:
 # installing them is the node role's job and the tests check it does. A Kubernetes node's runtime
 # parts from Debian: runc, the CNI plugins (/usr/lib/cni), iptables and conntrack for kube-proxy
@@ -28,12 +30,10 @@ recipe=$(cat "$0"; echo "$suite $mirror $packages")
 tag="$suite-$(printf '%s' "$recipe" | sha256sum | cut -c1-10)"
 image="localhost/$name:$tag"
 
-log() { printf '[hostimage] %s\n' "$*" >&2; }
-
 # make test builds it from suites side by side: one build at a time, the others then reuse it
 # (two at once wrote the same tarball, and an import read it half-written).
-mkdir -p "$cache_dir/hostimage"
-exec 9>"$cache_dir/hostimage/.$name.lock"
+mkdir -p "$cache_root/hostimage"
+exec 9>"$cache_root/hostimage/.$name.lock"
 flock 9
 
 if podman image exists "$image"; then
@@ -42,7 +42,7 @@ if podman image exists "$image"; then
   exit 0
 fi
 
-rootfs_tar="$cache_dir/hostimage/$tag.tar"
+rootfs_tar="$cache_root/hostimage/$tag.tar"
 if [ ! -s "$rootfs_tar" ]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/fluidops-rootfs.XXXXXX")
   trap 'rm -rf "$work"' EXIT

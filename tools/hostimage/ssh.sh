@@ -10,8 +10,8 @@
 #       the connections kept open (DIR/cp) closed.
 # The local cluster's node hosts (tools/localcluster/cluster.sh) and the integration tests' hosts.
 set -euo pipefail
-
-die() { echo "ssh.sh: $*" >&2; exit 1; }
+# shellcheck source=../lib.sh  # die, ip_of
+. "$(dirname "$0")/../lib.sh"
 
 start() {
   local dir=$1 pair name container address
@@ -26,7 +26,7 @@ start() {
     podman exec -i "$container" sh -ec 'umask 077; mkdir -p /root/.ssh /run/sshd /root/.ansible/tmp
       cat > /root/.ssh/authorized_keys; ssh-keygen -q -A; pgrep -x sshd >/dev/null || /usr/sbin/sshd' \
       < "$dir/id_ed25519.pub" || die "sshd did not start in $container"
-    address=$(podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$container")
+    address=$(ip_of "$container")
     [ -n "$address" ] || die "$container has no address"
     echo "$address" > "$dir/$name.address"
     # A container started again in place of another may have the same address: its old key goes.

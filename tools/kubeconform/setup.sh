@@ -4,15 +4,15 @@
 # the caller: the kubeconform binary and the schema location template.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+log_name=kubeconform
+# shellcheck source=../lib.sh  # log, repo, cache_root
+. "$here/../lib.sh"
 KUBECONFORM_VERSION=${KUBECONFORM_VERSION:-v0.7.0}
 # shellcheck source=../localcluster/versions.env
 . "$repo/tools/localcluster/versions.env"
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 python=${PYTHON:-python3}
-log() { printf '[kubeconform] %s\n' "$*" >&2; }
 
-bin="$cache/kubeconform-$KUBECONFORM_VERSION/kubeconform"
+bin="$cache_root/kubeconform-$KUBECONFORM_VERSION/kubeconform"
 if [ ! -x "$bin" ]; then
   log "installing kubeconform $KUBECONFORM_VERSION"
   GOBIN="$(dirname "$bin")" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w -X main.version=$KUBECONFORM_VERSION" \
@@ -25,7 +25,7 @@ fi
 listed=$("$here/sources.sh")
 mapfile -t sources <<<"$listed"
 key=$(cat "$here/schemas.py" "${sources[@]}" | sha256sum | cut -c1-10)
-schemas="$cache/kubeconform-schemas-$KUBE_VERSION-$key"
+schemas="$cache_root/kubeconform-schemas-$KUBE_VERSION-$key"
 if [ ! -f "$schemas/.complete" ]; then
   rm -rf "$schemas"
   "$python" "$here/schemas.py" kubeconform "$schemas" "${sources[@]}" >&2

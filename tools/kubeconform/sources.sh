@@ -5,13 +5,12 @@
 # parts (tools/localcluster/build.sh fetches them once). Versions: tools/localcluster/versions.env.
 # tools/kubeconform/setup.sh (kubeconform's schemas) and ship.sh (the collection's) both read them here.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib.sh  # module_dir, repo, cache_root
+. "$(dirname "$0")/../lib.sh"
 # shellcheck source=../localcluster/versions.env
 . "$repo/tools/localcluster/versions.env"
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}
 
 "$repo/tools/localcluster/build.sh" fluid mpijob
-kube=$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
-parts="$cache/localcluster"
+kube=$(module_dir "k8s.io/kubernetes@$KUBE_VERSION")
+parts="$cache_root/localcluster"
 printf '%s\n' "$kube/api/openapi-spec/swagger.json" "$parts"/fluid/charts/fluid/fluid/crds/*.yaml "$parts/mpi-operator/kubeflow.org_mpijobs.yaml"

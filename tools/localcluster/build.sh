@@ -23,13 +23,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
+log_name='localcluster build'
+# shellcheck source=../lib.sh  # log, module_dir, cache_root
+. "$here/../lib.sh"
+cache=$cache_root/localcluster
 mkdir -p "$cache"
 export CGO_ENABLED=0
 parts=("$@")
 wants() { [ ${#parts[@]} -eq 0 ] || [[ " ${parts[*]} " == *" $1 "* ]]; }
 
-log() { printf '[localcluster build] %s\n' "$*" >&2; }
 # Points the link NAME at TARGET: left alone when it already does, else replaced by one rename, so
 # a reader beside this (make test runs its suites side by side) never finds it missing.
 link() {  # link TARGET NAME
@@ -51,7 +53,6 @@ wait_quietly() {  # true once PID has ended, false after SECONDS while it still 
   ! kill -0 "$pid" 2>/dev/null
 }
 
-module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
 go_version_of() { awk -v m="$1" '$1 == m {print $2}' "$here/kube/go.mod" | head -1; }
 if [ "$(go_version_of k8s.io/kubernetes)" != "$KUBE_VERSION" ]; then
   log "KUBE_VERSION=$KUBE_VERSION but kube/go.mod requires k8s.io/kubernetes $(go_version_of k8s.io/kubernetes): change both together"

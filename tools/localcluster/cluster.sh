@@ -19,7 +19,9 @@
 #                          nodes' (make bench's own hosts)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+log_name=localcluster
+# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, repo, tools_pythonpath
+. "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run, the ports and host_of, by FLUIDOPS_CLUSTER_INSTANCE
 . "$here/instance.sh"
 kubeconfig="$run/kubeconfig"
@@ -33,9 +35,6 @@ node_mode=${FLUIDOPS_NODES:-real}
 kwok_taint=false
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$repo/tools/podman/containers.conf}
 
-log() { printf '[localcluster] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-kube() { "$cache/kube" "$@"; }
 kubectl() { "$cache/kubectl" --kubeconfig "$kubeconfig" "$@"; }
 
 # A component that exited is not running, even while it is a zombie: nothing here reaps the
@@ -62,21 +61,7 @@ start_restarting() {  # start_restarting NAME COMMAND...
   start "$name" bash -c 'while :; do "$@" || echo "[localcluster] $0 exited ($?): started again in 2 s"; sleep 2; done' "$name" "$@"
 }
 
-# The SECONDS are caps, not waits, and generous: make test starts the cluster beside other
-# targets on two cores, where a JVM or the apiserver can take minutes to come up.
-wait_for() {  # wait_for WHAT SECONDS COMMAND...: progress every 5 s, the log tail on timeout
-  local what=$1 limit=$2 waited=0; shift 2
-  until "$@" >/dev/null 2>&1; do
-    if ((waited >= limit)); then
-      log "$what: not ready after $limit s"
-      return 1
-    fi
-    ((waited > 0 && waited % 5 == 0)) && log "  waiting for $what ($waited s)"
-    sleep 1; waited=$((waited + 1))
-  done
-}
-
-show_log_and_die() { log "last lines of $run/logs/$1.log:"; tail -n 20 "$run/logs/$1.log" >&2 || true; die "$2"; }
+show_log_and_die() { show_tail "$run/logs/$1.log" 20; die "$2"; }  # show_log_and_die COMPONENT MESSAGE
 
 write_credentials() {
   mkdir -p "$run"/{pki,logs,pids,etcd}
@@ -197,7 +182,7 @@ start_simulator() {
   local python=${FLUIDOPS_PYTHON:-}
   [ -n "$python" ] || python="$(cat "$cache/../.venv-path" 2>/dev/null)/bin/python"
   [ -x "$python" ] || die "no Python with the kubernetes client (looked for $python): run make deps, or set FLUIDOPS_PYTHON"
-  start simulator "$python" "$here/simulator.py" --kubeconfig "$kubeconfig"
+  start simulator env PYTHONPATH="$tools_pythonpath" "$python" -m localcluster.simulator --kubeconfig "$kubeconfig"
   sleep 1
   running simulator || show_log_and_die simulator "the simulator stopped"
 }

@@ -7,19 +7,17 @@
 #                                 pinned by digest, to $run/images/<name>; push it too under the
 #                                 upstream references it stands for, as a site's mirror holds them
 #   images.sh list                the images this cluster runs, one reference per line
-# Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
+# Called by cluster.sh, with its CONTAINERS_CONF.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=versions.env
 . "$here/versions.env"
+log_name='localcluster images'
+# shellcheck source=../lib.sh  # log, die, module_dir, repo
+. "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
 names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training versitygw s3fs)
-repo=$(cd "$here/../.." && pwd)
-
-log() { printf '[localcluster images] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-module_dir() { go mod download -json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
 
 # Each image: its version (the start of its tag), the files of this repository it is made from
 # (they key its tag with the recipe), and prepare_<name> CONTEXT, which puts them in the context.

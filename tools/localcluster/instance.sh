@@ -1,13 +1,13 @@
 # Which local cluster the scripts here act on, sourced by each of them (cluster.sh, nodes.sh,
-# pki.sh, images.sh, alluxio.sh). FLUIDOPS_CLUSTER_INSTANCE=N (1-9) is a second cluster beside the
+# pki.sh, images.sh) after ../lib.sh. FLUIDOPS_CLUSTER_INSTANCE=N (1-9) is a second cluster beside the
 # default one (0), as kind's --name is: its own state directory ($cache/run-N), loopback ports
 # (+100 N) and node host containers (fluidopsN-gpu-node-K, whose nodes keep their names). make test
 # runs the real nodes' suite so, beside the simulated one.
 # shellcheck shell=bash disable=SC2034  # the variables are the sourcing script's
-cache=${FLUIDOPS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fluidops}/localcluster
+cache=${cache_root:?}/localcluster
 instance=${FLUIDOPS_CLUSTER_INSTANCE:-0}
 if ! [[ $instance =~ ^[0-9]$ ]]; then
-  printf '[localcluster] ERROR: FLUIDOPS_CLUSTER_INSTANCE=%s: use a digit, 0 (the default cluster) to 9\n' "$instance" >&2
+  log "ERROR: FLUIDOPS_CLUSTER_INSTANCE=$instance: use a digit, 0 (the default cluster) to 9"
   exit 2
 fi
 if ((instance)); then

@@ -9,19 +9,18 @@
 #   nodes.sh gateway             the podman network's gateway: where the nodes reach this machine
 #   nodes.sh address NAME        the host's address on the podman network
 #   nodes.sh remove NAME...      the containers and their containerd volumes
-# Called by cluster.sh with its variables exported (cache, run, repo, CONTAINERS_CONF).
+# Called by cluster.sh, with its CONTAINERS_CONF.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+log_name='localcluster nodes'
+# shellcheck source=../lib.sh  # log, die, ip_of
+. "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run, the ports and host_of
 . "$here/instance.sh"
 # The pod network: 10.244.N.0/24 on gpu-node-N; Services in 10.96.0.0/16, DNS at 10.96.0.10.
 pod_network=10.244.0.0/16 cluster_dns=10.96.0.10
 
-log() { printf '[localcluster nodes] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
 gateway() { podman network inspect podman --format '{{range .Subnets}}{{.Gateway}}{{end}}'; }
-ip_of() { podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$1"; }
 node_index() { [[ $1 =~ -([0-9]+)$ ]] && echo "${BASH_REMATCH[1]}"; }
 pod_cidr() { echo "10.244.$(node_index "$1").0/24"; }
 

@@ -9,6 +9,9 @@
 # Writes under $run/pki; a certificate already there is kept (up is harmless when repeated).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+log_name='localcluster pki'
+# shellcheck source=../lib.sh  # what instance.sh needs
+. "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
 pki=$run/pki

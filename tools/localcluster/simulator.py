@@ -10,7 +10,6 @@ Level-triggered: list, compare, act, once a second.
 
 import argparse
 import logging
-import os
 import sys
 import time
 
@@ -18,9 +17,7 @@ from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
 # The project's own byte quantities, as the modules and filters use them.
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", ".collections"))
-from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import format_bytes, parse_bytes  # noqa: E402
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import format_bytes, parse_bytes
 
 FLUID = ("data.fluid.io", "v1alpha1")
 GIB = 1024 ** 3

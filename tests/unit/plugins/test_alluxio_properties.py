@@ -9,7 +9,6 @@ import os
 import pytest
 import yaml
 
-from alluxio_values import NAMES, REFERENCES, REFUSED, VALUES
 from ansible_collections.fluidops.accel.plugins.filter.alluxio import FilterModule
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio import property_table as table
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.properties import (
@@ -21,6 +20,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.properties 
     property_type,
     value_text,
 )
+from ansible_collections.fluidops.accel.tests.alluxio_values import NAMES, REFERENCES, REFUSED, VALUES
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 with open(os.path.join(REPO, "roles", "fluidops", "defaults", "main", "tuning_profiles.yml"), encoding="utf-8") as handle:

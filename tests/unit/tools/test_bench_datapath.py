@@ -11,11 +11,9 @@ import time
 
 import pytest
 
-BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench")
-sys.path.insert(0, BENCH)
-import datapath  # noqa: E402  pylint: disable=wrong-import-position
-import report  # noqa: E402  pylint: disable=wrong-import-position
-import throttle  # noqa: E402  pylint: disable=wrong-import-position
+from bench import datapath, report, throttle
+
+BENCH = os.path.dirname(datapath.__file__)
 
 
 async def echo_through_throttle(payload, delay, rate):

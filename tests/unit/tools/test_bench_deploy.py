@@ -3,14 +3,11 @@ a size, the defaults config, the per-node growth, the goals and the report."""
 
 import json
 import os
-import sys
 
 import pytest
 import yaml
 
-BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench")
-sys.path.insert(0, BENCH)
-import deploy  # noqa: E402  pylint: disable=wrong-import-position
+from bench import deploy
 
 
 def test_the_inventory_at_a_size_lists_every_node_and_reaches_the_four_hosts_by_turns(tmp_path, monkeypatch):

@@ -2,14 +2,9 @@
 bench are the bundle's own for each profile, with Alluxio's default ports; a profile that is not
 built in is refused with the list; kept values are used without starting a cluster."""
 
-import os
-import sys
-
 import pytest
 
-BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench")
-sys.path.insert(0, BENCH)
-import fluid_values  # noqa: E402  pylint: disable=wrong-import-position
+from bench import fluid_values
 
 TIER = {"medium": "MEM", "path": "/ram/alluxio", "quota": "1Gi", "high": "0.95", "low": "0.7"}
 

@@ -2,12 +2,9 @@
 with any thread name, CPU by thread group with ended threads kept, Alluxio's metrics by read path,
 and jcmd's list of what C2 compiled."""
 
-import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "bench"))
-import fuse_probe  # noqa: E402  pylint: disable=wrong-import-position
+from bench import fuse_probe
 
 TICK = fuse_probe.TICK
 

@@ -5,14 +5,11 @@ generator's quantity pattern (tests/render regenerates them from the pinned sour
 
 import json
 import os
-import sys
 
 import pytest
 import yaml
 
-TOOLS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "kubeconform")
-sys.path.insert(0, TOOLS)
-import schemas  # noqa: E402  pylint: disable=wrong-import-position
+from kubeconform import schemas
 
 SHIPPED_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "plugins", "plugin_utils", "schemas")
 META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"

@@ -3,15 +3,12 @@ host processes' settings. What it gives equals what Fluid's pods run with: tests
 against the live pods. Here: what it does beyond the chart (the host's differences), and what it
 refuses, before any process starts."""
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-TOOLS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tools", "alluxio")
-sys.path.insert(0, TOOLS)
-import localconf  # noqa: E402  pylint: disable=wrong-import-position
+from alluxio import localconf
+from tools_module import run_module
 
 
 def containers(fuse_env=None, master_args=("master-only", "--no-format"), worker_args=("worker-only", "--no-format")):
@@ -73,8 +70,7 @@ def test_two_containers_that_set_one_variable_differently_are_refused():
 def test_values_that_fluid_did_not_write_are_refused_before_helm_runs(tmp_path):
     values = tmp_path / "values.yaml"
     values.write_text("properties: {}\n")
-    done = subprocess.run([sys.executable, os.path.join(TOOLS, "localconf.py"), "--values", str(values), "--out", str(tmp_path / "out"),
-                           "--master-host", "10.88.0.5", "--helm", "/nonexistent/helm", "--chart", "/nonexistent/chart"],
-                          capture_output=True, text=True, check=False)
+    done = run_module("alluxio.localconf", "--values", str(values), "--out", str(tmp_path / "out"),
+                      "--master-host", "10.88.0.5", "--helm", "/nonexistent/helm", "--chart", "/nonexistent/chart")
     assert done.returncode != 0 and "has no runtimeIdentity.name" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()

@@ -14,6 +14,7 @@ import pytest
 
 import run
 import run_events
+from tools_module import python
 
 TINY = os.path.join(os.path.dirname(__file__), "..", "fixtures", "runs", "tiny.yml")
 PASSWORD = "vault-pass-7Qx2"
@@ -145,9 +146,8 @@ def test_a_niced_run_s_session_keeps_its_nice():
     """pexpect makes ansible-playbook a session of its own, which the kernel schedules as a group of
     nice 0 (autogroups): a niced run's group takes the run's nice. Two values, set outright (make
     test runs this niced already)."""
-    probe = ("import os, sys; sys.path.insert(0, %r); os.setpriority(os.PRIO_PROCESS, 0, int(sys.argv[1])); import run; "
+    probe = ("import os, sys; os.setpriority(os.PRIO_PROCESS, 0, int(sys.argv[1])); import run; "
              "child = run.ansible_runner.runner.pexpect.spawn('cat', ['/proc/self/autogroup'], encoding='ascii'); "
-             "print(child.read().strip())") % os.path.dirname(run.__file__)
-    groups = {niceness: subprocess.run([sys.executable, "-c", probe, str(niceness)], check=True, capture_output=True, text=True).stdout.strip()
-              for niceness in (7, 12)}
+             "print(child.read().strip())")
+    groups = {niceness: python("-c", probe, str(niceness), check=True).stdout.strip() for niceness in (7, 12)}
     assert groups[7].endswith(" nice 7") and groups[12].endswith(" nice 12"), groups

@@ -6,15 +6,19 @@
 # the worker's MEM tier lives on that ramfs. The processes' settings are what Fluid's chart hands
 # its pods, rendered by Helm from the values Fluid's controller wrote for the runtime
 # (tools/alluxio/localconf.py, tools/bench/fluid_values.py). The local cluster's Alluxio runs in
-# pods, from Fluid's runtime chart (images.sh builds its image).
+# pods, from Fluid's runtime chart (tools/localcluster/images.sh builds its image).
 #   alluxio.sh up | down | stop | status | remount-fuse | mounts | env
 # FLUIDOPS_ALLUXIO_STATE (its configuration, logs and root under-store) and FLUIDOPS_ALLUXIO_NODES
 # (the host containers, the master's first) say where; FLUIDOPS_ALLUXIO_VALUES (up), the values.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-# shellcheck source=instance.sh  # cache
-. "$here/instance.sh"
+log_name=alluxio
+# shellcheck source=../lib.sh  # log, die, wait_for, show_tail, ip_of, repo, tools_pythonpath
+. "$here/../lib.sh"
+# The local cluster's parts: Helm and Fluid's charts (tools/localcluster/build.sh).
+cache=$cache_root/localcluster
+# Progress while it waits: the JVMs take minutes on a busy machine.
+wait_for_every=10
 state=${FLUIDOPS_ALLUXIO_STATE:?set FLUIDOPS_ALLUXIO_STATE: the directory of the configuration, logs and under-store}
 read -r -a alluxio_nodes <<< "${FLUIDOPS_ALLUXIO_NODES:?set FLUIDOPS_ALLUXIO_NODES: the host containers, the master first}"
 master_node=${alluxio_nodes[0]}
@@ -26,19 +30,15 @@ MASTER_WEB_PORT='' FUSE_MOUNT=''
 # shellcheck source=/dev/null  # written at run time by localconf.py
 [ ! -f "$state/layout.env" ] || . "$state/layout.env"
 
-log() { printf '[localcluster alluxio] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-venv_python() { "$(cat "$cache/../.venv-path")/bin/python" "$@"; }
+venv_python() { PYTHONPATH=$tools_pythonpath "$(cat "$cache_root/.venv-path")/bin/python" "$@"; }
 
 container_mounts() {  # the podman run flags that give a host the JDK, the jars and this state
   local jdk; jdk=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
   mkdir -p "$state/ufs"
   printf '%s\n' -v "$jdk:/usr/lib/jvm/java-17-openjdk-amd64:ro" -v /etc/java-17-openjdk:/etc/java-17-openjdk:ro \
-    -v "$("$repo/tools/alluxio/fetch.sh"):$home/lib:ro" -v "$repo/tools/alluxio/bin:$home/bin:ro" \
+    -v "$("$here/fetch.sh"):$home/lib:ro" -v "$here/bin:$home/bin:ro" \
     -v "$state:$home/state" -v "$state/ufs:/underFSStorage"
 }
-
-ip_of() { podman container inspect -f '{{.NetworkSettings.IPAddress}}' "$1"; }
 
 # The environment a pod of the chart gets from its fieldRefs, then the process in the background.
 # Only the masters' pods are given ALLUXIO_MASTER_HOSTNAME (their own address): bin/alluxio makes it
@@ -66,20 +66,6 @@ run_first() {  # run_first NODE NAME ARGS...
     || { tail -n 20 "$state/logs/$node/$name.out" >&2; die "alluxio $* failed on $node"; }
 }
 
-# Waits for a condition, saying every 10 s what it waits for; on timeout shows the log.
-wait_for() {  # wait_for WHAT SECONDS LOG COMMAND...
-  local what=$1 limit=$2 logfile=$3 waited=0; shift 3
-  until "$@" >/dev/null 2>&1; do
-    if ((waited >= limit)); then
-      log "$what: not ready after $limit s; last lines of $logfile:"
-      tail -n 30 "$logfile" >&2 || true
-      return 1
-    fi
-    ((waited > 0 && waited % 10 == 0)) && log "  waiting for $what ($waited s)"
-    sleep 1; waited=$((waited + 1))
-  done
-}
-
 master_info() { curl -sf "http://$(ip_of "$master_node"):$MASTER_WEB_PORT/api/v1/master/info"; }
 live_workers() {  # true once the master counts every worker
   [ "$(master_info | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("workers") or []))')" -eq "${#alluxio_nodes[@]}" ]
@@ -104,7 +90,7 @@ up() {
   local values=${FLUIDOPS_ALLUXIO_VALUES:?set FLUIDOPS_ALLUXIO_VALUES: the values Fluid wrote for the runtime}
   mkdir -p "$state/logs"
   master_ip=$(ip_of "$master_node")
-  venv_python "$repo/tools/alluxio/localconf.py" --values "$values" --out "$state" --master-host "$master_ip" \
+  venv_python -m alluxio.localconf --values "$values" --out "$state" --master-host "$master_ip" \
     --helm "$cache/helm" --chart "$cache/fluid/charts/alluxio" >/dev/null
   # shellcheck source=/dev/null  # just written by localconf.py
   . "$state/layout.env"
@@ -119,16 +105,16 @@ up() {
   log "starting the Alluxio master and job master on $master_node ($master_ip)"
   start_process "$master_node" master process master
   start_process "$master_node" job_master process job_master
-  wait_for "the Alluxio master" 400 "$state/logs/$master_node/master.out" master_info \
-    || die "the Alluxio master did not start (logs in $state/logs/$master_node)"
+  wait_for "the Alluxio master" 400 master_info \
+    || { show_tail "$state/logs/$master_node/master.out" 30; die "the Alluxio master did not start (logs in $state/logs/$master_node)"; }
   log "starting the workers and job workers on ${alluxio_nodes[*]}"
   for node in "${alluxio_nodes[@]}"; do
     [ "$FORMAT_WORKER" != true ] || run_first "$node" format_worker formatWorker
     start_process "$node" worker process worker
     start_process "$node" job_worker process job_worker
   done
-  wait_for "${#alluxio_nodes[@]} live Alluxio workers" 400 "$state/logs/${alluxio_nodes[-1]}/WORKER_LOGGER.log" live_workers \
-    || die "the Alluxio workers did not register (logs in $state/logs)"
+  wait_for "${#alluxio_nodes[@]} live Alluxio workers" 400 live_workers \
+    || { show_tail "$state/logs/${alluxio_nodes[-1]}/WORKER_LOGGER.log" 30; die "the Alluxio workers did not register (logs in $state/logs)"; }
   mount_fuse
   echo "$master_ip" > "$state/up"
   log "Alluxio up in $((SECONDS - start)) s: master $master_ip (web port $MASTER_WEB_PORT), ${#alluxio_nodes[@]} workers, FUSE at $FUSE_MOUNT"
@@ -142,10 +128,9 @@ mount_fuse() {
     start_process "$node" fuse fuse "${fuse_args[@]}"
   done
   for node in "${alluxio_nodes[@]}"; do
-    if ! wait_for "the FUSE mount on $node" 400 "$state/logs/$node/FUSE_LOGGER.log" fuse_mounted_or_exited "$node" \
-      || ! fuse_mounted "$node"; then
-      die "JNI-FUSE did not mount on $node: $(grep -E 'ERROR|Exception' "$state/logs/$node/FUSE_LOGGER.log" | tail -n 3) (logs in $state/logs/$node)"
-    fi
+    wait_for "the FUSE mount on $node" 400 fuse_mounted_or_exited "$node" || show_tail "$state/logs/$node/FUSE_LOGGER.log" 30
+    fuse_mounted "$node" \
+      || die "JNI-FUSE did not mount on $node: $(grep -E 'ERROR|Exception' "$state/logs/$node/FUSE_LOGGER.log" | tail -n 3) (logs in $state/logs/$node)"
   done
 }
 
@@ -204,6 +189,6 @@ case ${1:-} in
   mounts) container_mounts ;;
   env)  # what a client on this machine needs (the benchmark's alluxio CLI)
     printf 'ALLUXIO_LIB=%s\nALLUXIO_CONF_DIR=%s\nALLUXIO_LOGS_DIR=%s\n' \
-      "$("$repo/tools/alluxio/fetch.sh")" "$state/conf" "$state/logs/client" ;;
+      "$("$here/fetch.sh")" "$state/conf" "$state/logs/client" ;;
   *) echo "usage: $0 up|down|stop|status|remount-fuse|mounts|env" >&2; exit 2 ;;
 esac
