@@ -242,7 +242,7 @@ def link_problems(path):
     for target in LINK.findall(CODE.sub("", FENCE.sub("", read(path)))):
         if re.match(r"^[a-z]+:", target):
             continue
-        name, _, fragment = target.partition("#")
+        name, fragment = (target.split("#", 1) + [""])[:2]
         linked = os.path.normpath(os.path.join(os.path.dirname(path), name)) if name else path
         where = "%s links %s" % (os.path.relpath(path, REPO), target)
         if not os.path.exists(linked):
