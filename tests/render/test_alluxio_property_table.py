@@ -1,6 +1,6 @@
-"""module_utils/alluxio_property_table.py is what tools/alluxio/property_table.sh writes from
+"""module_utils/alluxio/property_table.py is what tools/alluxio/property_table.sh writes from
 Alluxio's jars now, and Alluxio itself reads the names and values of tests/alluxio_values.py as
-the unit tests say alluxio_properties.py does.
+the unit tests say alluxio/properties.py does.
 
 Both run Alluxio 2.9.3's classes (the jars of tools/alluxio/jars.lock, fetched into the cache on
 the first run) with the JDK that tools/bootstrap.sh installs; neither touches a cluster.
@@ -17,7 +17,7 @@ from ansible_collections.fluidops.accel.tests.alluxio_values import NAMES, REFER
 from playbook import REPO
 
 GENERATOR = os.path.join(REPO, "tools", "alluxio", "property_table.sh")
-SHIPPED = os.path.join(REPO, "plugins", "module_utils", "alluxio_property_table.py")
+SHIPPED = os.path.join(REPO, "plugins", "module_utils", "alluxio", "property_table.py")
 
 
 def test_the_shipped_table_is_what_the_generator_writes(tmp_path):
