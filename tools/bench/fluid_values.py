@@ -9,7 +9,7 @@ profile the bench runs, this module has that controller do so:
 - a local cluster of the bench's own (FLUIDOPS_CLUSTER_INSTANCE=INSTANCE, real nodes), with
   Fluid's chart installed by the bundle's engine phase (playbooks/engine.yml, inventory/local);
 - per profile, the Dataset and AlluxioRuntime the bundle's datasets role would apply
-  (module_utils/fluid_manifests.py build_dataset), the tier on the bench host's ramfs;
+  (module_utils/fluid/manifests.py build_dataset), the tier on the bench host's ramfs;
 - the values read back, and the cluster taken down if this module started it.
 
 One thing is set here that the bundle leaves to Fluid: the runtime's ports, Alluxio's defaults
