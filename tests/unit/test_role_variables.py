@@ -17,7 +17,7 @@ ROLES = role_variables.roles()
 def test_every_role_has_a_spec_and_a_table():
     assert ROLES == sorted(os.listdir(role_variables.ROLES))
     for role in ROLES:
-        _, block = role_variables.readme_block(os.path.join(role_variables.ROLES, role))
+        block = role_variables.readme_block(os.path.join(role_variables.ROLES, role))[1]
         assert block, "roles/%s/README.md has no variables table" % role
 
 

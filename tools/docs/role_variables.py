@@ -145,7 +145,7 @@ def suboption_rows(options, prefix=""):
     rows = []
     for key, option in options.items():
         path = prefix + key
-        default, _ = default_cell(path, option)
+        default = default_cell(path, option)[0]
         rows.append(row(["`{}`".format(path), type_cell(option), default, meaning(option)]))
         if option.get("options"):
             below = path + ("[]." if option.get("type") == "list" else ".")
@@ -160,7 +160,7 @@ def table(specs):
     every = list(specs)
     # Which entry point takes which variable matters where they differ: a column where there is no
     # main entry point, else a note on the few main does not take.
-    column = "main" not in specs and any(points != every for _, points in variables.values())
+    column = "main" not in specs and any(points != every for _option, points in variables.values())
     header = ["variable", "type", "default"] + (["entry points"] if column else []) + ["meaning"]
     lines = [row(header), "|" + "---|" * len(header)]
     details = []
@@ -237,7 +237,7 @@ def problems(role_dir):
         elif option["default"] != value:
             found.append("{}: {} defaults to {!r} in defaults/ but to {!r} in meta/argument_specs.yml: make them one"
                          .format(role, name, value, option["default"]))
-    for name, (option, _) in variables.items():
+    for name, (option, _points) in variables.items():
         if "default" in option and name not in defaults:
             found.append("{}: meta/argument_specs.yml gives {} the default {!r} but defaults/ does not set it: set it there"
                          .format(role, name, option["default"]))
@@ -255,7 +255,7 @@ def problems(role_dir):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--check", action="store_true", help="print where defaults, spec and README disagree; exit 1 if anywhere")
     parser.add_argument("roles", nargs="*", help="role names (default: every role)")
     args = parser.parse_args(argv)
