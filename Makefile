@@ -22,7 +22,7 @@ tools_run = $(run) PYTHONPATH="$(CURDIR)/.collections:$(CURDIR)/tools"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath role-docs
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -50,6 +50,11 @@ lint: deps  ## shellcheck, ruff, yamllint, ansible-lint (production profile, off
 	@# One run for all playbooks; an error names its file.
 	$(run) ansible-playbook --syntax-check $(PLAYBOOKS) >/dev/null && echo "syntax ok: $(PLAYBOOKS)"
 	@$(MAKE) --no-print-directory sanity
+
+# Each role's variables are documented once, in its meta/argument_specs.yml; tests/unit/test_role_variables.py
+# fails when a README's table, a default or the spec disagree.
+role-docs: deps  ## write each role README's variables table from its meta/argument_specs.yml
+	$(run) python tools/docs/role_variables.py
 
 # ansible-test runs on a copy of the collection in $(FLUIDOPS_CACHE_DIR)/ansible-test, offline once its
 # sanity tests' venvs are made (tools/checks/ansible_test.sh); tests/sanity/ignore-<core>.txt: what it
