@@ -28,13 +28,6 @@ ALLOWED = (
             "upstream by ansible-collections/ansible.posix pull requests 670 (main) and 730 (stable-2), in releases "
             "after 2.1.0; the newest ansible package on PyPI (12.3.0, the newest for Python 3.11) ships 2.1.0, and "
             "no other registry reached here has ansible.posix."),
-    Allowed(r"\[WARNING\]: Found duplicate mapping key 'imagePullPolicy'\.",
-            "Fluid's chart 1.0.8 (the pinned engine) gives the csi-nodeplugin-fluid DaemonSet's plugins container "
-            "imagePullPolicy twice (templates/csi/daemonset.yaml, lines 69 and 108); ansible-core's YAML loader warns when "
-            "the preflight and engine checks read what `helm template` renders. Fluid's chart on its master branch "
-            "(fluid-cloudnative/fluid, charts/fluid/fluid/templates/csi/daemonset.yaml at 112c84c) has it once; moving "
-            "off Fluid 1.0.8, whose controllers the local cluster builds from the same tag, is a change of engine, "
-            "not of a warning."),
 )
 
 # ansible-core's line ahead of every deprecation (Display._deprecated): allowed where the run

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: fluidops contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for render mode: redact_secrets, manifest_filename, to_manifest_yaml and manifest_file."""
+"""Manifests as YAML text: render mode's redact_secrets, manifest_filename, to_manifest_yaml and manifest_file, and
+manifests_from_yaml, which reads what `helm template` prints."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -64,6 +65,16 @@ def to_manifest_yaml(data):
                      allow_unicode=True, explicit_start=True)
 
 
+def manifests_from_yaml(text):
+    """The objects of a stream of YAML documents, such as `helm template`'s output; empty documents
+    (a template that renders nothing) are left out."""
+    # PyYAML's safe loader keeps a repeated key's last value without a word, as Helm and the API
+    # server read manifests (sigs.k8s.io/yaml). Ansible's loader warns instead, on every run, about
+    # a chart's own output no inventory can change (Fluid 1.0.8 gives one container imagePullPolicy twice).
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return [document for document in yaml.load_all(text, Loader=loader) if document]
+
+
 def manifest_file(manifest):
     """The file render mode writes an object to, as fluidops.accel.render_files takes it."""
     return {"name": manifest_filename(manifest), "content": to_manifest_yaml(manifest)}
@@ -72,4 +83,4 @@ def manifest_file(manifest):
 class FilterModule(object):
     def filters(self):
         return {"redact_secrets": redact_secrets, "manifest_filename": manifest_filename, "to_manifest_yaml": to_manifest_yaml,
-                "manifest_file": manifest_file}
+                "manifest_file": manifest_file, "manifests_from_yaml": manifests_from_yaml}

@@ -81,9 +81,9 @@ def write_inventory(tmp_path, hosts, *members):  # pylint: disable=redefined-out
     return str(path)
 
 
-def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",)):
+def run_site(inventory, extra_vars=None, check=False, playbooks=("site.yml",), env=None):
     """The run (returncode, output; its events), the output's whitespace folded."""
-    return run_playbook(*playbooks, inventory=inventory, extra_vars=extra_vars, check=check).folded()
+    return run_playbook(*playbooks, inventory=inventory, extra_vars=extra_vars, check=check, env=env).folded()
 
 
 MOUNT = {"path": "/ram/alluxio", "fstype": "ramfs", "size": "1Gi"}
@@ -494,6 +494,33 @@ def test_bad_variable_stops_before_anything_changes(request, hosts, tmp_path, ex
     # Render mode refuses the same input before it writes anything, its marker included.
     render_dir = tmp_path / "rendered"
     returncode, output = run_site(inventory, dict(extra_vars, fluidops_render_dir=str(render_dir)), playbooks=("playbooks/render.yml",))
+    assert returncode != 0
+    assert message in output
+    assert not render_dir.exists()
+
+
+# helm runs on the controller for either engine's chart: on a PATH without it, preflight names the
+# variable that points at it and how to install it before anything changes, and render mode before
+# it renders or pulls a chart (the tests' inventories point the variables at the local cluster's helm).
+@pytest.mark.parametrize("extra_vars, variable", [pytest.param({}, "fluid_helm_binary", id="fluid"),
+                                                  pytest.param(STANDALONE, "alluxio_helm_binary", id="alluxio")])
+def test_helm_missing_on_the_controller_is_named_before_anything_changes(hosts, tmp_path, extra_vars, variable):
+    inventory = write_inventory(tmp_path, hosts, "good")
+    path = os.pathsep.join(directory for directory in os.environ["PATH"].split(os.pathsep)
+                           if not os.path.exists(os.path.join(directory, "helm")))
+    extra_vars = dict(extra_vars, **{variable: "helm"})
+    message = ("%s=helm is in no directory of the controller's PATH (%s): the engine's chart is pulled, rendered and "
+               "installed with Helm 3 on the controller. Install Helm 3 there (https://helm.sh/docs/intro/install/), or set "
+               "%s to its path." % (variable, path, variable))
+    before = snapshot(hosts["good"])
+    run = run_site(inventory, extra_vars, env=dict(os.environ, PATH=path))
+    assert run.returncode != 0
+    assert message in run.output, run.output[-3000:]
+    assert set(run.plays()) <= PREFLIGHT_PLAYS
+    assert snapshot(hosts["good"]) == before
+    render_dir = tmp_path / "rendered"
+    returncode, output = run_site(inventory, dict(extra_vars, fluidops_render_dir=str(render_dir)), playbooks=("playbooks/render.yml",),
+                                  env=dict(os.environ, PATH=path))
     assert returncode != 0
     assert message in output
     assert not render_dir.exists()

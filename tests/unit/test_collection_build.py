@@ -19,12 +19,13 @@ from playbook import REPO
 from test_docs import JINJA_PLUGINS, MODULES
 
 # What the tarball holds at its top: the collection's content and ansible-galaxy's own manifests.
-TOP = {"CHANGELOG.md", "README.md", "changelogs", "docs", "inventory", "meta", "playbooks", "plugins", "roles", "FILES.json", "MANIFEST.json"}
+TOP = {"CHANGELOG.md", "LICENSE", "README.md", "changelogs", "docs", "inventory", "meta", "playbooks", "plugins", "roles", "FILES.json", "MANIFEST.json"}
 SHIPPED_DIRS = ("docs", "meta", "playbooks", "plugins", "roles", os.path.join("inventory", "v100-cluster"))
 # What develops, tests or runs the repository in place, and per-checkout output: never shipped.
 DEVELOPMENT = ("Makefile", ".ci", ".collections", ".ansible", ".ansible-lint", ".yamllint", ".shellcheckrc", ".gitignore",
                "ruff.toml", "pytest.ini", "constraints.txt", "requirements.txt", "requirements.yml", "ansible.cfg", "site.yml",
-               "tests", "tools", "molecule", "inventory/local", "inventory/local-simulated", "rendered", "reports", "changelogs/fragments")
+               "tests", "tools", "molecule", "inventory/local", "inventory/local-simulated", "v100-cluster", "rendered", "reports",
+               "changelogs/fragments")
 PLAYBOOKS = sorted(name[:-4] for name in os.listdir(os.path.join(REPO, "playbooks")) if name.endswith(".yml"))
 ROLES = sorted(os.listdir(os.path.join(REPO, "roles")))
 # Hosts for the plays' patterns: the controller and one GPU node, neither reached.
@@ -61,11 +62,13 @@ def inventory(installed):
     return path
 
 
-def test_the_tarball_holds_the_collection_and_no_development_file(members):
-    top = {name.split("/", 1)[0] for name in members}
+def test_the_tarball_holds_the_collection_and_no_development_file(installed, members):
+    # Every entry's top, links included (v100-cluster, a link in place, would ship as one).
+    with tarfile.open(installed.tarball) as tarball:
+        top = {name.split("/", 1)[0] for name in tarball.getnames()}
     assert (sorted(top - TOP), sorted(TOP - top)) == ([], [])  # (not placed in galaxy.yml's build_ignore, missing)
     assert [name for name in members for left_out in DEVELOPMENT if name == left_out or name.startswith(left_out + "/")] == []
-    expected = {"CHANGELOG.md", "README.md", "changelogs/changelog.yaml", "changelogs/config.yaml", "FILES.json", "MANIFEST.json"}.union(
+    expected = {"CHANGELOG.md", "LICENSE", "README.md", "changelogs/changelog.yaml", "changelogs/config.yaml", "FILES.json", "MANIFEST.json"}.union(
         *(source_files(d) for d in SHIPPED_DIRS))
     assert (sorted(set(members) - expected), sorted(expected - set(members))) == ([], [])
 

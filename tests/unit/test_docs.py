@@ -269,7 +269,7 @@ def test_every_target_make_test_runs_has_a_section_in_testing_md():
 
 def test_every_suite_and_molecule_scenario_is_described_in_testing_md():
     found = suites()
-    assert {"tests/unit", "tests/render", "tests/integration", "tests/cluster", "tests/nodes", "molecule/nodes"} <= set(found)
+    assert {"tests/unit", "tests/render", "tests/integration", "tests/cluster", "tests/nodes", "molecule/default"} <= set(found)
     assert unmentioned_paths(found, read(TESTING)) == []
 
 

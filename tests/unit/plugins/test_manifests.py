@@ -1,11 +1,11 @@
-"""Render-mode filters: redaction, file names, manifest YAML; OSS Secrets, NFS volumes, placement."""
+"""Render-mode filters: redaction, file names, manifest YAML; helm template's output read; OSS Secrets, NFS volumes, placement."""
 
 import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests, nfs_volume_manifests
-from ansible_collections.fluidops.accel.plugins.filter.rendered_manifests import manifest_filename, redact_secrets, to_manifest_yaml
+from ansible_collections.fluidops.accel.plugins.filter.rendered_manifests import manifest_filename, manifests_from_yaml, redact_secrets, to_manifest_yaml
 from ansible_collections.fluidops.accel.plugins.filter.store_secrets import placeholder_credentials, store_secret_manifests, store_secret_problems
 
 SEED_003_OPTIONS = ["vers=3", "nolock", "proto=tcp", "rsize=1048576", "wsize=1048576", "hard", "timeo=600", "retrans=2",
@@ -38,6 +38,35 @@ def test_manifest_yaml_has_no_anchors_and_keeps_order():
     assert text.startswith("---\nruntime:")
     assert yaml.safe_load(text) == {"runtime": {"alluxio": {"enabled": True}, "jindo": {"enabled": True}}, "a": [1]}
     assert "  - 1" in text
+
+
+def test_helm_templates_output_is_read_as_helm_reads_it():
+    # As Fluid 1.0.8's csi DaemonSet gives it: a key twice in one container keeps its last value.
+    text = """---
+# Source: fluid/templates/empty.yaml
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: csi-nodeplugin-fluid}
+spec:
+  template:
+    spec:
+      containers:
+        - name: plugins
+          imagePullPolicy: IfNotPresent
+          image: fluid-csi
+          imagePullPolicy: Always
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: fluid-csi}
+"""
+    daemonset, account = manifests_from_yaml(text)
+    assert daemonset["spec"]["template"]["spec"]["containers"][0] == {"name": "plugins", "imagePullPolicy": "Always", "image": "fluid-csi"}
+    assert account == {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "fluid-csi"}}
+    assert manifests_from_yaml("") == []
+    with pytest.raises(yaml.YAMLError):
+        manifests_from_yaml("kind: [Secret")
 
 
 def test_nfs_volume_is_seed_003s_pair():
