@@ -13,15 +13,13 @@ import json
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.fluidops.accel.plugins.module_utils.alluxio.report import ReportError, client_cache_metrics, parse_fsadmin_report, parse_master_info
+from ansible_collections.fluidops.accel.plugins.module_utils.k8s.client import ApiException
 
 try:
     from kubernetes.client import CoreV1Api
-    from kubernetes.client.rest import ApiException
     from kubernetes.stream import stream
-except ImportError:  # reported by AnsibleK8SModule's dependency check
-    # A stand-in that nothing raises: its `except` does not catch ReportError.
-    class ApiException(Exception):
-        pass
+except ImportError:  # reported by AnsibleK8SModule's dependency check, before these are used
+    pass
 
 
 def master_url_needs_rest(params):
