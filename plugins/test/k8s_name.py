@@ -10,12 +10,12 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import NAME_RULES, is_name
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import LABEL_KEY, NAME_RULES, is_name
 
 
 def k8s_name(value, rule="label"):
-    if rule not in NAME_RULES:
-        raise AnsibleFilterError("k8s_name: rule=%s is not one of %s" % (rule, ", ".join(sorted(NAME_RULES))))
+    if rule not in NAME_RULES and rule != LABEL_KEY:
+        raise AnsibleFilterError("k8s_name: rule=%s is not one of %s" % (rule, ", ".join(sorted(list(NAME_RULES) + [LABEL_KEY]))))
     return is_name(value, rule)
 
 

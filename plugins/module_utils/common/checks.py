@@ -62,8 +62,14 @@ NAME_RULES = {
 URL = re.compile(r"^[a-z][a-z0-9+.-]*://.+")
 
 
+# Label and annotation keys: [<DNS-1123 subdomain>/]<name> (qualified_name_problem).
+LABEL_KEY = "label_key"
+
+
 def name_problem(value, rule="label"):
-    """What is wrong with ``value`` as a name of ``rule`` (a key of NAME_RULES), or None."""
+    """What is wrong with ``value`` as a name of ``rule`` (a key of NAME_RULES, or LABEL_KEY), or None."""
+    if rule == LABEL_KEY:
+        return qualified_name_problem(value) if isinstance(value, str) else "is not a label key such as example.com/gpu-pool"
     pattern, limit, text = NAME_RULES[rule]
     if not isinstance(value, str) or len(value) > limit or not pattern.match(value):
         return "is not %s" % text

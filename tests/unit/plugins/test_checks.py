@@ -19,6 +19,8 @@ K8S_NAME = k8s_name.TestModule().tests()["k8s_name"]
     ("imagenet", "label", True), ("a" * 63, "label", True), ("a" * 64, "label", False), ("Bad_Name", "label", False),
     ("-x", "label", False), ("x-", "label", False), ("1k", "label", True), ("1k", "dns1035", False),
     ("a.b", "label", False), ("a.b", "subdomain", True), ("a" * 254, "subdomain", False), (7, "label", False), (None, "label", False),
+    ("example.com/gpu-pool", "label_key", True), ("gpu_pool", "label_key", True), ("gpu pool", "label_key", False),
+    ("a/b/c", "label_key", False), ("Example.com/x", "label_key", False), (7, "label_key", False),
 ])
 def test_the_roles_test_and_the_builders_read_one_grammar(value, rule, good):
     assert K8S_NAME(value, rule) is good
@@ -34,7 +36,7 @@ def test_a_bad_name_is_named_with_its_variable_and_what_is_allowed():
 
 
 def test_an_unknown_grammar_is_refused_by_name():
-    with pytest.raises(AnsibleFilterError, match="rule=dns is not one of dns1035, label, subdomain"):
+    with pytest.raises(AnsibleFilterError, match="rule=dns is not one of dns1035, label, label_key, subdomain"):
         K8S_NAME("x", "dns")
 
 
