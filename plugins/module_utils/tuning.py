@@ -13,7 +13,7 @@ import copy
 import re
 
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import require, typed
-from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import format_bytes, is_k8s_quantity, jvm_size, parse_bytes, parse_ok
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import cores, format_bytes, is_k8s_quantity, jvm_size, parse_bytes, parse_ok
 
 # The JVMs a tuning profile's jvm_options name, and the chart value each sets: `all` is the charts'
 # top-level jvmOptions (ALLUXIO_JAVA_OPTS), which every Alluxio process takes, job master and job
@@ -119,12 +119,6 @@ def merge_profile(runtime, profiles, prefix):
 _RESOURCE_NAMES = ("cpu", "memory")
 
 
-def _cores(quantity):
-    """A CPU quantity in cores: 8, 1.5 or 500m."""
-    text = str(quantity)
-    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
-
-
 def check_fuse_resources(resources, where, heap=None, memory_limit_needed=False):
     """The FUSE pods' ``{requests: {cpu, memory}, limits: {cpu, memory}}`` as Kubernetes takes them,
     the values as strings; a request above its limit, or a memory limit under the FUSE JVM's
@@ -137,12 +131,12 @@ def check_fuse_resources(resources, where, heap=None, memory_limit_needed=False)
         for name, value in typed(quantities, dict, "%s.%s" % (where, kind)).items():
             require(name in _RESOURCE_NAMES, "%s.%s has %s: allowed are %s" % (where, kind, name, ", ".join(_RESOURCE_NAMES)))
             text = str(value)
-            good = is_k8s_quantity(text) and (parse_ok(text) if name == "memory" else re.match(r"^[0-9]+(\.[0-9]+)?m?$", text) and _cores(text) > 0)
+            good = is_k8s_quantity(text) and (parse_ok(text) if name == "memory" else (cores(text) or 0) > 0)
             require(good, "%s.%s.%s=%s is not a quantity such as %s" % (where, kind, name, text, "8 or 500m" if name == "cpu" else "24Gi"))
             checked.setdefault(kind, {})[name] = text
     requests, limits = checked.get("requests", {}), checked.get("limits", {})
     for name in set(requests) & set(limits):
-        size = _cores if name == "cpu" else parse_bytes
+        size = cores if name == "cpu" else parse_bytes
         require(size(requests[name]) <= size(limits[name]), "%s.requests.%s=%s is above its limit %s" % (where, name, requests[name], limits[name]))
     require(not checked or not memory_limit_needed or "memory" in limits,
             "%s sets no limits.memory: Fluid 1.0.8 then drops every FUSE resource of the runtime (its cpu too); give the "

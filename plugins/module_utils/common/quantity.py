@@ -136,3 +136,14 @@ def parse_ok(quantity):
         return parse_bytes(quantity) > 0
     except ValueError:
         return False
+
+
+_CORES_RE = re.compile(r"^[0-9]+(\.[0-9]+)?m?$")
+
+
+def cores(quantity):
+    """A CPU quantity in cores (8, 1.5 or 500m), or None when it is not written so."""
+    text = str(quantity)
+    if not _CORES_RE.match(text):
+        return None
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)

@@ -4,7 +4,15 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.fluidops.accel.plugins.filter.quantity import FilterModule
-from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import QuantityError, format_bytes, is_quantity, jvm_size, mount_size, parse_bytes
+from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import (
+    QuantityError,
+    cores,
+    format_bytes,
+    is_quantity,
+    jvm_size,
+    mount_size,
+    parse_bytes,
+)
 from ansible_collections.fluidops.accel.plugins.test.quantity import TestModule as QuantityTests
 
 GI = 1024 ** 3
@@ -81,3 +89,9 @@ def test_jvm_sizes_are_the_last_option_s_in_powers_of_1024_whatever_their_case()
     assert jvm_size(["-XX:MaxDirectMemorySize=32g"], "-XX:MaxDirectMemorySize=") == 32 * GI
     assert jvm_size(["-Xmx1073741824"], "-Xmx") == GI
     assert jvm_size(["-Xms1g", "-Xmxlots"], "-Xmx") is None and jvm_size(None, "-Xmx") is None
+
+
+@pytest.mark.parametrize("text, expected", [("8", 8.0), ("1.5", 1.5), ("500m", 0.5), ("2500m", 2.5), ("0", 0.0),
+                                            ("8 cores", None), ("-1", None), ("1e3", None), ("500M", None), ("", None)])
+def test_cpu_quantities_read_as_cores(text, expected):
+    assert cores(text) == expected
