@@ -178,7 +178,6 @@ reconnects:
   type: int
 """
 
-
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid.dataload import execute_module
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
 

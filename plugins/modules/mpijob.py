@@ -119,7 +119,6 @@ reconnects:
   type: int
 """
 
-
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s.runner import ModuleSpec, run_module
 from ansible_collections.fluidops.accel.plugins.module_utils.training.mpijob import execute_module
 
