@@ -4,7 +4,8 @@
 # cache, never in the repository.
 #   tools/checks/ansible_test.sh VENV sanity|units [ANSIBLE-TEST ARGS...]
 # The copy holds the files git knows, tracked or new and not ignored, less .collections (a link
-# back to the repository); one per version and command, so that two can run at once. kubernetes.core,
+# back to the repository); one per run, removed at its end, so that two runs can go at once (two
+# checkouts share the cache: one run's copy would otherwise vanish under the other). kubernetes.core,
 # which the modules import, is linked beside it from the main venv's `ansible` package (or
 # FLUIDOPS_DEPS_COLLECTIONS, an ansible_collections directory).
 # ansible-test keeps the venvs of its sanity tests (each test's pinned linters, installed from PyPI
@@ -19,9 +20,11 @@ deps=${FLUIDOPS_DEPS_COLLECTIONS:-$(echo "$(cat "$cache/.venv-path")"/lib/python
 
 core=$("$venv/bin/python" -c 'from ansible.release import __version__; print(__version__)')
 home="$cache/ansible-test/$core/home"
-root="$cache/ansible-test/$core/$command"
+mkdir -p "$home"
+root=$(mktemp -d "$cache/ansible-test/$core/$command.XXXXXX")
+trap 'rm -rf "$root"' EXIT
 tree="$root/ansible_collections/fluidops/accel"
-rm -rf "$tree" && mkdir -p "$tree" "$home"
+mkdir -p "$tree"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' file; do
   # A tracked file deleted in the work tree is not copied.
   [ "$file" != .collections/ansible_collections/fluidops/accel ] && [ -e "$file" ] && printf '%s\0' "$file"
@@ -35,5 +38,5 @@ cp "$repo/tools/checks/get_pip.py" "$home/.ansible/test/cache/get_pip_${pip_vers
 
 cd "$tree"
 # Make's ANSIBLE_CONFIG and ANSIBLE_HOME point into the repository: ansible-test sets its own.
-exec env -u ANSIBLE_CONFIG -u ANSIBLE_HOME HOME="$home" PATH="$venv/bin:$PATH" \
+env -u ANSIBLE_CONFIG -u ANSIBLE_HOME HOME="$home" PATH="$venv/bin:$PATH" \
   "$venv/bin/ansible-test" "$command" "$@" --python 3.11 --color no
