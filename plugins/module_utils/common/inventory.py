@@ -15,7 +15,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import is_name
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import NAME_RULES, is_name
 from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import format_bytes, is_quantity, parse_bytes
 
 # What a chart version or image tag must not be to count as pinned: empty, "latest", a range.
@@ -28,8 +28,7 @@ def _named(items):
 
 def namespace_problems(namespaces):
     """``namespaces``: [(variable path, value)]; each must be a DNS-1123 label of 63 characters at most."""
-    return ["%s=%s is not a namespace name: at most 63 lower-case letters, digits and '-', starting and ending "
-            "with a letter or digit" % (where, value)
+    return ["%s=%s is not a namespace name: %s" % (where, value, NAME_RULES["label"][2])
             for where, value in namespaces
             if value is not None and not is_name(value)]
 
