@@ -6,11 +6,11 @@ controllers of the pinned versions would.
 
 First against the JSON schemas shipped in schemas/ beside this file: the kinds the bundle applies,
 written by tools/kubeconform/schemas.py from the swagger.json of k8s.io/kubernetes and the CRDs of
-Fluid and mpi-operator, with the transformation the render tests' kubeconform schemas get (strict
-like the apiserver's strict field validation; null taken for any field). schemas/index.json names
-the versions. Then what the apiserver and the controllers check in code, which no schema carries:
-names, namespaces, label and annotation keys, label values, Secret and ConfigMap keys (see
-code_problems; each check cites its source).
+Fluid, mpi-operator and the Prometheus Operator (ServiceMonitor), with the transformation the render
+tests' kubeconform schemas get (strict like the apiserver's strict field validation; null taken for
+any field). schemas/index.json names the versions. Then what the apiserver and the controllers check
+in code, which no schema carries: names, namespaces, label and annotation keys, label values, Secret
+and ConfigMap keys (see code_problems; each check cites its source).
 
 Each problem is one line an operator can act on, and Secret values never appear in one:
 

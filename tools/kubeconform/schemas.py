@@ -5,11 +5,12 @@ same transformation (strict), so what kubeconform refuses in the render tests is
 collection refuses before anything changes.
 
     schemas.py kubeconform OUT_DIR SWAGGER_JSON [CRD_YAML ...]
-    schemas.py collection OUT_DIR --version kubernetes=V --version fluid=V --version mpi-operator=V SWAGGER_JSON CRD_YAML...
+    schemas.py collection OUT_DIR --version kubernetes=V --version fluid=V --version mpi-operator=V \
+        --version prometheus-operator=V SWAGGER_JSON CRD_YAML...
 
 Kubernetes built-ins come from the OpenAPI v2 document of the pinned k8s.io/kubernetes module
 (api/openapi-spec/swagger.json); custom resources from the openAPIV3Schema of each CRD (Fluid's,
-the MPIJob's). tools/kubeconform/sources.sh finds them.
+the MPIJob's, the Prometheus Operator's ServiceMonitor). tools/kubeconform/sources.sh finds them.
 
 kubeconform: files land at OUT_DIR/<group>/<kind>_<version>.json (the core group is "v1"), the
 layout of kubeconform's `-schema-location 'OUT_DIR/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json'`,
@@ -79,6 +80,8 @@ SHIPPED = (
     ("fluid", "data.fluid.io", "v1alpha1", "ThinRuntimeProfile"),
     ("fluid", "data.fluid.io", "v1alpha1", "DataLoad"),
     ("mpi-operator", "kubeflow.org", "v2beta1", "MPIJob"),
+    # The bundle's metrics objects, where the cluster has the Prometheus Operator's CRDs.
+    ("prometheus-operator", "monitoring.coreos.com", "v1", "ServiceMonitor"),
 )
 # Schema keywords validation does not read: dropped from the shipped files to keep them small.
 ANNOTATIONS = ("description", "default", "example", "externalDocs", "nullable")
@@ -306,7 +309,7 @@ def main(argv):
         sub.add_argument("swagger")
         sub.add_argument("crds", nargs="*")
     commands.choices["collection"].add_argument("--version", action="append", default=[], metavar="SOURCE=VERSION",
-                                                help="the version of each source of SHIPPED (kubernetes, fluid, mpi-operator)")
+                                                help="the version of each source of SHIPPED (kubernetes, fluid, mpi-operator, prometheus-operator)")
     args = parser.parse_args(argv[1:])
     if args.command == "kubeconform":
         print(kubeconform(args.out, args.swagger, args.crds))

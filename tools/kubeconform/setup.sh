@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs kubeconform and writes its schemas offline (Kubernetes built-ins of the local
-# cluster's version, Fluid's and the MPIJob's CRDs), cached by version. Prints two lines for
-# the caller: the kubeconform binary and the schema location template.
+# cluster's version, Fluid's, the MPIJob's and the ServiceMonitor's CRDs), cached by version.
+# Prints two lines for the caller: the kubeconform binary and the schema location template.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 log_name=kubeconform

@@ -16,4 +16,4 @@ listed=$("$here/sources.sh")
 mapfile -t sources <<<"$listed"
 mkdir -p "$out"
 "$python" "$here/schemas.py" collection "$out" --version "kubernetes=$KUBE_VERSION" --version "fluid=$FLUID_VERSION" \
-  --version "mpi-operator=$MPI_OPERATOR_VERSION" "${sources[@]}"
+  --version "mpi-operator=$MPI_OPERATOR_VERSION" --version "prometheus-operator=$PROMETHEUS_OPERATOR_VERSION" "${sources[@]}"

@@ -115,6 +115,11 @@ GOOD = {
             "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "launcher", "image": "horovod-benchmark",
                                                                               "command": ["mpirun", "-np", "16"]}]}}},
             "Worker": {"replicas": 2, "template": {"metadata": {"labels": {"app": "horovod"}}, "spec": POD_SPEC}}}}},
+    # The bundle's metrics objects, where the cluster has the Prometheus Operator's CRDs: Alluxio's scrape endpoint.
+    "monitoring.coreos.com/v1/ServiceMonitor": {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor", "metadata": {"name": "imagenet-master", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"release": "imagenet", "role": "alluxio-master"}},
+                 "endpoints": [{"port": "web", "path": "/metrics/prometheus/"}]}},
 }
 
 
@@ -218,6 +223,20 @@ def test_a_wrong_type_an_enum_and_a_missing_required_field():
         "PersistentVolumeClaim default/nfs-imagenet: spec.volumeMode=3 must be a string, got a whole number",
         "PersistentVolume nfs-imagenet: spec.nfs.server is required",
         "MPIJob default/horovod-resnet50: spec.mpiImplementation=OpenMpi is not one of OpenMPI, Intel, MPICH"]
+
+
+def test_a_service_monitor_is_checked_against_the_prometheus_operators_crd():
+    monitor = good("monitoring.coreos.com/v1/ServiceMonitor", spec__endpoints="web")
+    assert problems([monitor]) == ["ServiceMonitor default/imagenet-master: spec.endpoints=web must be a list, got a string"]
+    monitor = good("monitoring.coreos.com/v1/ServiceMonitor", spec__endpoints__0__interval="30 s")
+    monitor["spec"]["endpoints"][0]["paht"] = "/metrics"
+    del monitor["spec"]["selector"]
+    interval, unknown, selector = problems([monitor])
+    assert interval == ('ServiceMonitor default/imagenet-master: spec.endpoints[0].interval="30 s" does not match the pattern '
+                        "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$")
+    assert unknown.startswith("ServiceMonitor default/imagenet-master: spec.endpoints[0].paht=/metrics is not a field of ServiceMonitor "
+                              "spec.endpoints[0] (allowed: authorization, basicAuth,")
+    assert selector == "ServiceMonitor default/imagenet-master: spec.selector is required"
 
 
 def test_null_is_taken_for_an_optional_field():
