@@ -9,6 +9,18 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLUSTER = os.path.join(REPO, "tools", "localcluster", "cluster.sh")
 NODES = ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+# The pinned swagger and CRDs the shipped schemas come from, one path a line.
+SOURCES = os.path.join(REPO, "tools", "kubeconform", "sources.sh")
+
+
+def pinned_source(file_name):
+    """The path of a pinned schema source by its file name (sources.sh fetches it once), such as the
+    CRD a test installs: monitoring.coreos.com_servicemonitors.yaml."""
+    done = subprocess.run([SOURCES], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, "sources.sh exited %d:\n%s" % (done.returncode, done.stderr[-4000:])
+    found = [path for path in done.stdout.splitlines() if os.path.basename(path) == file_name]
+    assert len(found) == 1, "sources.sh lists %d files named %s:\n%s" % (len(found), file_name, done.stdout)
+    return found[0]
 
 
 def host_of(node, instance=0):

@@ -7,6 +7,8 @@ Render mode touches no cluster and no host: these tests need neither.
 """
 
 import glob
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -18,6 +20,7 @@ import pytest
 import yaml
 
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import problems as schema_problems
+from cluster_script import pinned_source
 from collection import Installed
 from playbook import LOCAL_CHARTS, PARTS, REPO, folded, run_playbook
 
@@ -245,6 +248,14 @@ def test_the_shipped_schemas_are_those_of_the_pinned_versions(tmp_path):
                 contents.setdefault(file_name, {})[directory] = handle.read()
     stale = sorted(name for name, versions in contents.items() if versions.get(str(tmp_path)) != versions.get(shipped_dir))
     assert not stale, "plugins/plugin_utils/schemas is not what the pinned versions give (run make schemas): %s" % ", ".join(stale)
+
+
+def test_the_service_monitor_crd_tests_install_is_the_one_its_shipped_schema_comes_from():
+    path = pinned_source("monitoring.coreos.com_servicemonitors.yaml")
+    with open(os.path.join(REPO, "plugins", "plugin_utils", "schemas", "index.json"), encoding="utf-8") as handle:
+        shipped = json.load(handle)["sources"]["prometheus-operator"]["files"]
+    with open(path, "rb") as handle:
+        assert {os.path.basename(path): hashlib.sha256(handle.read()).hexdigest()} == shipped
 
 
 def earlier_render(rendered, directory, name="local"):
