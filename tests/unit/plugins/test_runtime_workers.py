@@ -1,10 +1,17 @@
 """fluid_runtime_workers: what one cache worker holds, when a scaled runtime counts as there, the
-exact API calls against the fake cluster of test_modules, and what a timeout says."""
+exact API calls against the fake cluster of test_modules, what a timeout says, and the action
+plugin's progress and slices (with the scripted module of test_sliced_wait, and with the module
+itself run slice after slice against the fake cluster)."""
+
+import copy
 
 import pytest
 from test_modules import Exit, Failed, FakeCluster, _client_with_clock, patch_module_args, raise_on_exit  # noqa: F401
 from test_modules import run as run_module
+from test_sliced_wait import Module, printed  # noqa: F401
+from test_sliced_wait import run as run_action
 
+from ansible_collections.fluidops.accel.plugins.action import fluid_runtime_workers as action
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid import workers
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s import client as k8s_client
@@ -209,3 +216,71 @@ def test_a_timeout_without_failing_returns_the_state(monkeypatch):
     assert result["timed_out"] and result["changed"] and "msg" not in result
     # What the slice ends on is read again for the progress line.
     assert cluster.requests[-1] == ("GET", "AlluxioRuntime", "default", "imagenet")
+
+
+def entry(name, ready, replicas, capacity=None, expected=None, previous=1):
+    return {"name": name, "namespace": "default", "kind": "AlluxioRuntime" if expected else "JindoRuntime", "replicas": replicas,
+            "previous_replicas": previous, "workers_ready": ready, "cache_capacity": capacity, "expected_cache_capacity": expected}
+
+
+def test_the_action_prints_every_datasets_workers_and_keeps_the_first_slices_patch(printed):  # noqa: F811
+    args = {"name": ["imagenet", "coco"], "replicas": 2}
+    module = Module([
+        dict(changed=True, patched=["imagenet"], timed_out=True, api_calls=6,
+             runtimes=[entry("imagenet", 1, 2, "32.00MiB", "64.00MiB"), entry("coco", 2, 2, previous=2)]),
+        dict(changed=False, patched=[], timed_out=True, api_calls=4,
+             runtimes=[entry("imagenet", 2, 2, None, "64.00MiB", previous=2), entry("coco", 2, 2, previous=2)]),
+        dict(changed=False, patched=[], timed_out=False, api_calls=3, waited=4,
+             runtimes=[entry("imagenet", 2, 2, "64.00MiB", "64.00MiB", previous=2), entry("coco", 2, 2, previous=2)])])
+    result = run_action(action.ActionModule, args, module)
+    assert module.calls == [("fluidops.accel.fluid_runtime_workers", dict(args, wait_timeout=30, fail_on_timeout=False))] * 3
+    assert printed == ["  Warm the cache: imagenet: 1/2 cache workers Ready, cache capacity 32.00MiB of 64.00MiB, coco: 2/2 cache workers Ready (30s)",
+                       "  Warm the cache: imagenet: 2/2 cache workers Ready, cache capacity - of 64.00MiB, coco: 2/2 cache workers Ready (60s)"]
+    assert (result["changed"], result["patched"], result["seconds"], result["api_calls"]) == (True, ["imagenet"], 64.0, 13)
+    assert [(r["name"], r["previous_replicas"], r["replicas"]) for r in result["runtimes"]] == [("imagenet", 1, 2), ("coco", 2, 2)]
+
+
+def test_a_sliced_run_of_the_module_patches_once(monkeypatch, printed):  # noqa: F811
+    """The action drives the module itself against the fake cluster: the first slice patches and
+    times out; Fluid and Alluxio then catch up; the second slice finds the replicas set."""
+    clock = Clock(step=10)
+    monkeypatch.setattr(k8s_client.KubeClient, "__init__", _client_with_clock(clock))
+    monkeypatch.setattr(runner, "get_api_client", lambda *a, **k: cluster)
+    cluster = FakeCluster([dataset(), runtime()])
+    slices = []
+
+    def execute(module_name=None, module_args=None, task_vars=None):
+        if slices:  # between the slices: the new worker Ready and registered
+            grow(cluster, None)
+            cluster.objects[("Dataset", "default", "imagenet")]["status"]["cacheStates"]["cacheCapacity"] = "64.00MiB"
+        slices.append(dict(module_args))
+        with patch_module_args(copy.deepcopy(module_args)), pytest.raises(Exit) as outcome:
+            fluid_runtime_workers.main()
+        return dict(outcome.value.result, failed=True) if isinstance(outcome.value, Failed) else outcome.value.result
+
+    execute.clock = clock
+    result = run_action(action.ActionModule, {"name": ["imagenet"], "replicas": 2, "progress_interval": 30}, execute)
+    assert [(args["wait_timeout"], args["fail_on_timeout"]) for args in slices] == [(30, False), (30, False)]
+    runtime_read, datasets_listed = ("GET", "AlluxioRuntime", "default", "imagenet"), ("GET", "Dataset", "default", None)
+    assert cluster.requests == [datasets_listed, runtime_read, ("PATCH", "AlluxioRuntime", "default", "imagenet"),
+                                ("WATCH", "Dataset", "default", "100"), ("WATCH", "Dataset", "default", "100"), runtime_read,
+                                # The second slice: the replicas already set, the runtime there, nothing waits.
+                                datasets_listed, runtime_read]
+    assert len(printed) == 1 and printed[0].startswith("  Warm the cache: imagenet: 1/2 cache workers Ready, cache capacity 32.00MiB of 64.00MiB (")
+    assert not result.get("failed") and not result["timed_out"]
+    assert (result["changed"], result["patched"], result["runtimes"][0]["previous_replicas"]) == (True, ["imagenet"], 1)
+    assert result["runtimes"][0]["workers_ready"] == 2
+
+
+@pytest.mark.parametrize("args, check_mode", [({"name": ["imagenet"], "replicas": 2, "wait": False}, False),
+                                              ({"name": ["imagenet"], "replicas": 2}, True)])
+def test_a_call_that_does_not_wait_runs_the_module_once(args, check_mode, printed):  # noqa: F811
+    module = Module([dict(changed=True, patched=["imagenet"], api_calls=2)])
+    assert run_action(action.ActionModule, args, module, check_mode=check_mode) == dict(changed=True, patched=["imagenet"], api_calls=2)
+    assert module.calls == [(action.ActionModule.MODULE, args)] and printed == []
+
+
+def test_the_action_refuses_bad_replicas_by_the_modules_spec(printed):  # noqa: F811
+    module = Module([])
+    result = run_action(action.ActionModule, {"name": ["imagenet"], "replicas": 0}, module)
+    assert result["failed"] and result["msg"] == "replicas=0 must be 1 or more cache workers" and module.calls == []
