@@ -15,7 +15,7 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 # The project's modules that declare a ModuleSpec (plugins/modules/<name>.py, spec()).
-MODULES = ("fluid_dataload", "fluid_dataset_listing", "fluid_dataset_info", "mpijob", "alluxio_cluster_info")
+MODULES = ("fluid_dataload", "fluid_dataset_listing", "fluid_dataset_info", "fluid_runtime_workers", "mpijob", "alluxio_cluster_info")
 
 
 def module_args_problems(args, module, variables=None):

@@ -27,6 +27,12 @@ def test_what_the_module_would_refuse_is_named_by_its_variable(change, message):
     assert any(message in problem for problem in problems), problems
 
 
+def test_the_cache_workers_to_scale_to_are_named_by_their_variable():
+    assert module_args_problems({"name": ["imagenet"], "replicas": 3}, "fluid_runtime_workers") == []
+    assert module_args_problems({"name": ["imagenet"], "replicas": 0}, "fluid_runtime_workers", {"replicas": "node_add_replicas"}) == [
+        "node_add_replicas=0 must be 1 or more cache workers"]
+
+
 def test_an_unknown_module_is_refused():
     with pytest.raises(AnsibleFilterError, match="benchmark_report is not one of"):
         module_args_problems({}, "benchmark_report")
