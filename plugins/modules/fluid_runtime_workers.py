@@ -95,7 +95,10 @@ runtimes:
     name: {description: The dataset's name and its runtime's., type: str, sample: imagenet}
     namespace: {description: Their namespace., type: str, sample: default}
     kind: {description: The runtime's kind., type: str, sample: AlluxioRuntime}
-    replicas: {description: The runtime's C(spec.replicas) now (in check mode, what it would be)., type: int, sample: 2}
+    replicas:
+      description: The runtime's C(spec.replicas) now (in check mode, what it would be).
+      type: int
+      sample: 2
     previous_replicas: {description: Its C(spec.replicas) before the task., type: int, sample: 1}
     workers_ready: {description: The runtime's C(status.workerNumberReady)., type: int, sample: 2}
     cache_capacity:

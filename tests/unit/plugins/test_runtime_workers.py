@@ -6,10 +6,6 @@ itself run slice after slice against the fake cluster)."""
 import copy
 
 import pytest
-from test_modules import Exit, Failed, FakeCluster, _client_with_clock, patch_module_args, raise_on_exit  # noqa: F401
-from test_modules import run as run_module
-from test_sliced_wait import Module, printed  # noqa: F401
-from test_sliced_wait import run as run_action
 
 from ansible_collections.fluidops.accel.plugins.action import fluid_runtime_workers as action
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
@@ -17,6 +13,19 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid import worker
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s import client as k8s_client
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s import runner
 from ansible_collections.fluidops.accel.plugins.modules import fluid_runtime_workers
+
+# The fake cluster and the scripted module of the other tests, by the collection's path, by which
+# ansible-test units imports every test file (pytest alone would import them by their file names).
+from ansible_collections.fluidops.accel.tests.unit.plugins import test_modules, test_sliced_wait
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_modules import Exit, Failed, FakeCluster, _client_with_clock, patch_module_args
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_modules import run as run_module
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_sliced_wait import Module
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_sliced_wait import run as run_action
+
+# Their fixtures, here as there: exit_json and fail_json raise (after each test, no result carried
+# warnings); the lines the action plugin prints.
+raise_on_exit = test_modules.raise_on_exit
+printed = test_sliced_wait.printed
 
 FLUID_API = "data.fluid.io/v1alpha1"
 MEM_TIER = {"mediumtype": "MEM", "path": "/dev/shm", "quota": "32Mi", "high": "0.99", "low": "0.8"}
@@ -223,7 +232,7 @@ def entry(name, ready, replicas, capacity=None, expected=None, previous=1):
             "previous_replicas": previous, "workers_ready": ready, "cache_capacity": capacity, "expected_cache_capacity": expected}
 
 
-def test_the_action_prints_every_datasets_workers_and_keeps_the_first_slices_patch(printed):  # noqa: F811
+def test_the_action_prints_every_datasets_workers_and_keeps_the_first_slices_patch(printed):
     args = {"name": ["imagenet", "coco"], "replicas": 2}
     module = Module([
         dict(changed=True, patched=["imagenet"], timed_out=True, api_calls=6,
@@ -240,7 +249,7 @@ def test_the_action_prints_every_datasets_workers_and_keeps_the_first_slices_pat
     assert [(r["name"], r["previous_replicas"], r["replicas"]) for r in result["runtimes"]] == [("imagenet", 1, 2), ("coco", 2, 2)]
 
 
-def test_a_sliced_run_of_the_module_patches_once(monkeypatch, printed):  # noqa: F811
+def test_a_sliced_run_of_the_module_patches_once(monkeypatch, printed):
     """The action drives the module itself against the fake cluster: the first slice patches and
     times out; Fluid and Alluxio then catch up; the second slice finds the replicas set."""
     clock = Clock(step=10)
@@ -274,13 +283,13 @@ def test_a_sliced_run_of_the_module_patches_once(monkeypatch, printed):  # noqa:
 
 @pytest.mark.parametrize("args, check_mode", [({"name": ["imagenet"], "replicas": 2, "wait": False}, False),
                                               ({"name": ["imagenet"], "replicas": 2}, True)])
-def test_a_call_that_does_not_wait_runs_the_module_once(args, check_mode, printed):  # noqa: F811
+def test_a_call_that_does_not_wait_runs_the_module_once(args, check_mode, printed):
     module = Module([dict(changed=True, patched=["imagenet"], api_calls=2)])
     assert run_action(action.ActionModule, args, module, check_mode=check_mode) == dict(changed=True, patched=["imagenet"], api_calls=2)
     assert module.calls == [(action.ActionModule.MODULE, args)] and printed == []
 
 
-def test_the_action_refuses_bad_replicas_by_the_modules_spec(printed):  # noqa: F811
+def test_the_action_refuses_bad_replicas_by_the_modules_spec(printed):
     module = Module([])
     result = run_action(action.ActionModule, {"name": ["imagenet"], "replicas": 0}, module)
     assert result["failed"] and result["msg"] == "replicas=0 must be 1 or more cache workers" and module.calls == []
