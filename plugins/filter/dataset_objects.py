@@ -17,6 +17,8 @@ from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests imp
     build_thin_profile,
     check_placement,
 )
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.metrics import check_fuse_ports
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.pool import pool_runtimes
 from ansible_collections.fluidops.accel.plugins.plugin_utils.schema_check import require_accepted
 
 
@@ -24,7 +26,7 @@ def fluid_dataset_manifests(datasets, context):
     """``{"manifests": [...], "warnings": [...]}`` for every ThinRuntime profile (first: the
     runtimes name them) and every dataset, or an error naming the bad variable. ``context``: as
     build_dataset takes it, with ``image_registry`` (fluidops_image_registry) for the profiles' images."""
-    manifests, warnings = [], []
+    manifests, warnings, runtimes = [], [], []
     try:
         for index, item in enumerate(typed(context.get("thin_profiles"), list, "datasets_thin_profiles", default=[])):
             profile = build_thin_profile(item, index, context.get("image_registry") or "")
@@ -38,7 +40,9 @@ def fluid_dataset_manifests(datasets, context):
             require_accepted(built["manifests"], "datasets_list[%d] (%s)" % (index, item.get("name")))
             manifests.extend(built["manifests"])
             warnings.extend(built["warnings"])
+            runtimes.append(("datasets_list[%d] (%s)" % (index, item.get("name")), built["manifests"][1]))
         check_placement(manifests, context["gpu_node_count"])
+        check_fuse_ports(runtimes)
     except InputError as exc:
         raise AnsibleFilterError(str(exc)) from exc
     return {"manifests": manifests, "warnings": warnings}
@@ -73,4 +77,5 @@ class FilterModule(object):
             "fluid_dataset_manifests": fluid_dataset_manifests,
             "fluid_dataset_problems": fluid_dataset_problems,
             "nfs_volume_manifests": nfs_volume_manifests,
+            "pool_runtimes": pool_runtimes,
         }

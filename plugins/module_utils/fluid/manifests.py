@@ -21,6 +21,7 @@ from ansible_collections.fluidops.accel.plugins.module_utils.common.checks impor
 from ansible_collections.fluidops.accel.plugins.module_utils.common.images import mirrored, split_image
 from ansible_collections.fluidops.accel.plugins.module_utils.common.quantity import is_k8s_quantity, parse_ok
 from ansible_collections.fluidops.accel.plugins.module_utils.common.stores import KEY_PROPERTIES, STORES, store_of
+from ansible_collections.fluidops.accel.plugins.module_utils.fluid.metrics import dataset_metrics, fuse_web_properties, resolve_mode
 from ansible_collections.fluidops.accel.plugins.module_utils.k8s.objects import tolerations_of
 from ansible_collections.fluidops.accel.plugins.module_utils.tuning import (
     LIBFUSE_VERSION,
@@ -99,7 +100,8 @@ def build_dataset(item, index, context):
     ``context`` holds ``profiles``, ``gpu_node_count``, ``accelerator_key``, ``accelerator``,
     ``namespace`` (the default namespace), ``tolerations`` (the GPU nodes' taints, which
     Fluid gives the runtime's master, worker and fuse pods through the Dataset) and
-    ``thin_profiles`` (datasets_thin_profiles, which a ThinRuntime's ``thin_profile`` names).
+    ``thin_profiles`` (datasets_thin_profiles, which a ThinRuntime's ``thin_profile`` names)
+    and ``metrics`` (fluidops_metrics, auto resolved or not: unresolved, it is taken as annotations).
     """
     where = "datasets_list[%d]" % index
     warnings = []
@@ -138,7 +140,8 @@ def build_dataset(item, index, context):
     meta = {"name": name, "namespace": namespace}
     dataset = {"apiVersion": FLUID_API, "kind": "Dataset", "metadata": dict(meta), "spec": spec}
     runtime = _runtime(typed(item.get("runtime"), dict, where + ".runtime", default={}), "%s.runtime" % where, meta, context, warnings)
-    return {"manifests": [dataset, runtime], "warnings": warnings}
+    metrics = dataset_metrics(runtime, resolve_mode(context.get("metrics", "off"), None)) if runtime["kind"] == RUNTIMES["alluxio"] else []
+    return {"manifests": [dataset, runtime] + metrics, "warnings": warnings}
 
 
 def _runtime(runtime, where, meta, context, warnings):
@@ -169,6 +172,8 @@ def _runtime(runtime, where, meta, context, warnings):
         require(not errors, "; ".join(errors))
         warnings.extend(unknown)
         check_client_cache(properties, jvm, "%s.properties (or its profile)" % where, defaults=FLUID_FUSE_DEFAULTS)
+        if context.get("metrics", "off") != "off":
+            properties = dict(properties, **fuse_web_properties(properties, meta["namespace"], meta["name"]))
         spec["tieredstore"] = {"levels": levels}
         if "data_replicas" in runtime:
             spec["data"] = {"replicas": runtime["data_replicas"]}

@@ -101,17 +101,19 @@ def dataset_summary(dataset, runtime=None):
 
 
 def table(summaries):
-    """Two tables, each narrow enough for a terminal: the columns of ``kubectl get dataset``,
-    then those of ``kubectl get alluxioruntime`` with ready/desired counts."""
+    """Two tables, each narrow enough for a terminal: the columns of ``kubectl get dataset``, then
+    those of ``kubectl get alluxioruntime`` with ready/desired counts and the cache hit ratio."""
     datasets = [("NAME", "UFS TOTAL SIZE", "CACHED", "CACHE CAPACITY", "CACHED PERCENTAGE", "PHASE")]
-    runtimes = [("NAME", "RUNTIME", "MASTER", "WORKER", "FUSE")]
+    runtimes = [("NAME", "RUNTIME", "MASTER", "WORKER", "FUSE", "HIT RATIO")]
     for item in summaries:
         percent = item.get("cached_percentage")
+        # Fluid's: bytes read from the cache among all bytes read, over its last minute (pkg/ddc/alluxio/report.go).
+        hits = (item.get("hit_ratios") or {}).get("cacheHitRatio")
         datasets.append((item["name"], _shown(item, "ufs_total"), _shown(item, "cached"), _shown(item, "cache_capacity"),
                          "-" if percent is None else "%.1f%%" % percent, item.get("phase") or "-"))
         runtime = item.get("runtime") or {}
-        runtimes.append((item["name"], runtime.get("kind") or "-",
-                         _role(runtime, "master"), _role(runtime, "worker"), _role(runtime, "fuse")))
+        runtimes.append((item["name"], runtime.get("kind") or "-", _role(runtime, "master"), _role(runtime, "worker"), _role(runtime, "fuse"),
+                         "-" if hits is None else "%.1f%%" % hits))
     return _columns(datasets) + "\n\n" + _columns(runtimes)
 
 

@@ -90,5 +90,11 @@ def test_table_has_kubectls_columns_and_the_runtime_phases():
     lines = table([summary]).splitlines()
     assert lines[0].split("  ")[0] == "NAME" and "CACHED PERCENTAGE" in lines[0]
     assert lines[1].split() == ["imagenet", "143.67GiB", "0.00B", "648.00GiB", "0.0%", "Bound"]
-    assert lines[4].split() == ["imagenet", "JindoRuntime", "Ready", "1/1", "Ready", "3/3", "Ready", "3/3"]
+    # No hit ratio before Fluid has read the master's metrics twice.
+    assert lines[4].split() == ["imagenet", "JindoRuntime", "Ready", "1/1", "Ready", "3/3", "Ready", "3/3", "-"]
     assert max(len(line) for line in lines) < 80
+
+
+def test_table_shows_fluid_s_cache_hit_ratio_with_the_runtime():
+    lines = table([dataset_summary(fixture("dataset-bound-full"), fixture("jindoruntime-ready"))]).splitlines()
+    assert lines[3].split()[-2:] == ["HIT", "RATIO"] and lines[4].split()[-1] == "87.5%"
