@@ -51,6 +51,14 @@ options:
         description: Remove the labels and taints an earlier run set that the entry no longer lists.
         type: bool
         default: false
+      state:
+        description:
+          - C(absent) takes off the node every label and taint the annotations list as managed, and the two
+            annotations (a node leaving the GPU pool); I(labels), I(taints) and I(remove_dropped) are not read.
+        type: str
+        choices: [present, absent]
+        default: present
+        version_added: 1.1.0
 requirements:
   - python >= 3.9
   - kubernetes >= 24.2.0
@@ -104,6 +112,7 @@ NODE_SPEC = dict(
     labels=dict(type="dict", default={}),
     taints=dict(type="list", elements="dict", default=[]),
     remove_dropped=dict(type="bool", default=False),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
 )
 
 

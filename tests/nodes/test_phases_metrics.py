@@ -93,16 +93,18 @@ def test_the_master_serves_the_status_table_s_figures_and_the_counters_of_its_hi
     kubectl(kubeconfig, "exec", DATASET + "-master-0", "-c", "alluxio-master", "--", "sh", "-c",
             "alluxio fs copyToLocal /%s/train /tmp/metrics-read > /dev/null && rm -rf /tmp/metrics-read" % DATASET)
     read = sum(len(data) for data in standin_files("train").values())
-    # The workers report their counters to the master every few seconds.
-    after = wait_until(lambda: (lambda now: now if now["Local"] + now["Remote"] >= before["Local"] + before["Remote"] + read else None)(
-        cluster_reads(api)), 120, every=2, what="the master counting the reads from the cache")
+
+    def counted():  # the workers report their counters to the master every few seconds
+        now = cluster_reads(api)
+        return now if now["Local"] + now["Remote"] >= before["Local"] + before["Remote"] + read else None
+    after = wait_until(counted, 120, every=2, what="the master counting the reads from the cache")
     assert after["UfsAll"] == before["UfsAll"], (before, after)
     wait_until(lambda: kubectl(kubeconfig, "get", "dataset", DATASET, "-o", "jsonpath={.status.cacheStates.cacheHitRatio}").stdout == "100.0%",
                300, every=2, what="Fluid's hit ratio of the minute of the reads")
     # The table shows Fluid's figure, whichever minute it is of by now.
     report = tmp_path / "status.json"
-    returncode, output = run_playbook("playbooks/status.yml", extra_vars={"cache_status_table_path": str(table),
-                                                                         "cache_status_json_path": str(report)})
+    returncode, output = run_playbook("playbooks/status.yml",
+                                      extra_vars={"cache_status_table_path": str(table), "cache_status_json_path": str(report)})
     assert returncode == 0, output[-3000:]
     [summary] = [d for d in json.loads(report.read_text())["datasets"] if d["name"] == DATASET]
     runtime_row = [line.split() for line in table.read_text().splitlines() if line.startswith(DATASET + " ") and "AlluxioRuntime" in line][0]

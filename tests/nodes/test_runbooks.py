@@ -6,8 +6,8 @@ failure can be made here, the test makes it (a dataset that never binds, a DataL
 pod fails, a tier directory given away, a deletion a pod that really mounts the claim holds up),
 runs the runbook's Confirm commands, its Fix, then its Verify. The S3 stand-in's keys are rotated
 to a second key the store really checks, and the dataset made again with it. Each test leaves the
-deployment as the next one needs it; the teardown runbook ends. The last test fails when a
-runnable block of the runbooks was run by no test (the deploy runbook's are test_phases.py's)."""
+deployment as the next one needs it; the last deletes the dataset under a pod that mounts it.
+test_scale_nodes.py follows, then test_teardown.py."""
 
 import json
 import re
@@ -20,7 +20,7 @@ from conftest import INVENTORY, NODES, host, wait_until
 from keys import leaks
 from playbook import LOCAL_CHARTS, folded
 from pods import BASELINE, DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
-from runbook_shell import not_run, run
+from runbook_shell import run
 
 # The inventory's deployment settings, which an operator edits.
 SETTINGS = "group_vars/all/deployment.yml"
@@ -354,21 +354,3 @@ def test_a_deletion_held_up_by_a_pod_that_mounts_the_claim(kubeconfig, fluid, im
                what="the runtime's pods gone")
     for node in NODES:
         assert dataset_mounts(node) == [], node
-
-
-def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_nothing(kubeconfig, shell):
-    run(shell, "teardown-preview")
-    run(shell, "teardown-run")
-    for kind in ("dataloads", "datasets", "alluxioruntimes", "thinruntimes", "thinruntimeprofiles", "mpijobs.kubeflow.org", "pvc", "pv"):
-        wait_until(lambda k=kind: not kubectl(kubeconfig, "get", k, "--all-namespaces", "-o", "name").stdout, 180, every=2,
-                   what="no %s left" % kind)
-    output = run(shell, "teardown-run")  # the runbook: a second run changes nothing (no task says changed)
-    assert "changed: [" not in output, output[-3000:]
-    run(shell, "teardown-check-objects")
-    assert "fluid-1.0.8" not in run(shell, "teardown-check-release")
-
-
-def test_every_runnable_block_of_the_runbooks_was_run():
-    # Run the whole suite: a block added to a runbook and run by no test fails here (and, without a
-    # cluster, in tests/unit/test_runbooks.py when no test names it).
-    assert not_run() == []

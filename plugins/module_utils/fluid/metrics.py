@@ -136,8 +136,9 @@ def controllers_of(values):
     runtimes = values.get("runtime") or {}
     names = [DATASET_CONTROLLER] + ["%sruntime-controller" % name for name in sorted(runtimes)
                                     if isinstance(runtimes[name], dict) and runtimes[name].get("enabled")]
-    enabled = lambda key: (values.get(key) or {}).get("enabled", True)  # noqa: E731  both on in the chart's defaults
-    return names + ([FLUIDAPP_CONTROLLER] if enabled("fluidapp") else []) + ([WEBHOOK] if enabled("webhook") else [])
+    # Both are on in the chart's defaults.
+    fluidapp, webhook = ((values.get(key) or {}).get("enabled", True) for key in ("fluidapp", "webhook"))
+    return names + ([FLUIDAPP_CONTROLLER] if fluidapp else []) + ([WEBHOOK] if webhook else [])
 
 
 def controller_metrics(namespace, names, mode):

@@ -8,6 +8,8 @@ nodes and patches only those that differ.
 What the role manages is recorded on the node in two annotations, ``fluidops.io/managed-labels``
 and ``fluidops.io/managed-taints`` (comma-separated keys). A label or taint key dropped from the
 variables stays listed there until ``remove_dropped`` removes it; taints set by others are kept.
+A node leaving the GPU pool (``state: absent``) loses every label and taint listed there, and the
+two annotations.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -64,10 +66,27 @@ def desired_patch(node, labels, taints, remove_dropped=False):
             "spec": {"taints": new_taints}}
 
 
+def absent_patch(node):
+    """The merge patch that takes off ``node`` every label and taint the annotations list as
+    managed, and the annotations; None when it carries none of them."""
+    meta = node.get("metadata") or {}
+    annotations = meta.get("annotations") or {}
+    labels, taints = _keys(annotations.get(MANAGED_LABELS)), _keys(annotations.get(MANAGED_TAINTS))
+    current_taints = (node.get("spec") or {}).get("taints") or []
+    kept = [_taint(t) for t in current_taints if t.get("key") not in taints]
+    if MANAGED_LABELS not in annotations and MANAGED_TAINTS not in annotations:
+        return None
+    patch = {"metadata": {"annotations": {MANAGED_LABELS: None, MANAGED_TAINTS: None},
+                          "labels": {key: None for key in labels if key in (meta.get("labels") or {})}}}
+    if len(kept) != len(current_taints):
+        patch["spec"] = {"taints": kept}
+    return patch
+
+
 def plan(nodes, wanted):
     """({node name: patch} for the nodes that differ, [messages for the hosts whose node does not
     exist]) from the listed ``nodes`` and ``wanted`` ([{host, name, labels, taints,
-    remove_dropped}])."""
+    remove_dropped, state}])."""
     by_name = {node["metadata"]["name"]: node for node in nodes}
     patches, missing = {}, []
     for entry in wanted:
@@ -76,7 +95,10 @@ def plan(nodes, wanted):
             missing.append("No Kubernetes node named %s for host %s: set node_labels_node_name to the node's name "
                            "(kubectl get nodes)." % (entry["name"], entry.get("host") or entry["name"]))
             continue
-        patch = desired_patch(node, entry.get("labels") or {}, entry.get("taints") or [], entry.get("remove_dropped", False))
+        if entry.get("state") == "absent":
+            patch = absent_patch(node)
+        else:
+            patch = desired_patch(node, entry.get("labels") or {}, entry.get("taints") or [], entry.get("remove_dropped", False))
         if patch is not None:
             patches[entry["name"]] = patch
     return patches, missing

@@ -890,6 +890,21 @@ def test_node_labels_removes_only_what_it_set_and_only_when_asked(monkeypatch):
     assert node["metadata"]["annotations"] == {"fluidops.io/managed-labels": "aliyun.accelerator/nvidia_name", "fluidops.io/managed-taints": ""}
 
 
+def test_node_labels_absent_takes_off_what_it_set_and_its_annotations_then_nothing(monkeypatch):
+    cordon = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    cluster = FakeCluster([k8s_node("gpu-node-1", labels={"team": "ml"}, taints=[cordon])])
+    run(gpu_node_labels, {"nodes": [label_entry("gpu-node-1", {"fluidops.io/pool": "training"})]}, cluster, monkeypatch)
+    gone = {"name": "gpu-node-1", "state": "absent"}
+    result = run(gpu_node_labels, {"nodes": [gone]}, cluster, monkeypatch).result
+    node = cluster.objects[("Node", None, "gpu-node-1")]
+    assert result["changed"] and node["metadata"]["labels"] == {"team": "ml", "kubernetes.io/hostname": "gpu-node-1"}
+    # Others' taints and annotations stay; the bookkeeping goes with what it listed.
+    assert node["spec"]["taints"] == [cordon] and node["metadata"]["annotations"] == {}
+    cluster.requests.clear()
+    again = run(gpu_node_labels, {"nodes": [gone]}, cluster, monkeypatch).result
+    assert again["changed"] is False and cluster.requests == [("GET", "Node", None, None)]
+
+
 def test_node_labels_a_time_the_api_server_added_to_a_taint_is_no_change(monkeypatch):
     stamped = dict(DEDICATED, timeAdded="2026-11-22T07:00:00Z")
     annotations = {"fluidops.io/managed-labels": "aliyun.accelerator/nvidia_name", "fluidops.io/managed-taints": "fluidops.io/dedicated"}
