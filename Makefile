@@ -62,7 +62,9 @@ role-docs: deps  ## write each role README's variables table from its meta/argum
 sanity: deps  ## ansible-test sanity at the pinned ansible-core (requirements.txt)
 	tools/checks/ansible_test.sh $(venv) sanity
 
+# tests/unit/test_fluid_previous.py renders the previous Fluid release's chart with the local cluster's helm.
 unit: deps  ## pytest for the plugins, and the collection built and installed as users install it; the plugins' tests under ansible-test units
+	@tools/localcluster/build.sh fluid-previous
 	$(run) python -m pytest -q tests/unit
 	tools/checks/ansible_test.sh $(venv) units --local tests/unit/plugins/
 

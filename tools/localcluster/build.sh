@@ -11,6 +11,8 @@
 #             Fluid's dataset controller (with the DataLoad controller), AlluxioRuntime and
 #             ThinRuntime controllers and application controller (fluidapp, which the chart deploys
 #             on real nodes)
+#   fluid-previous  the same of Fluid's release before (FLUID_PREVIOUS_VERSION), and its CSI plugin:
+#             what the upgrade test installs first
 #   mpijob    the MPIJob CRD, mpi-operator's manifests and controller from the mpi-operator Go module
 #   alluxio   the standalone Alluxio chart from the Alluxio source module (plus a packaged archive)
 #   versitygw the S3 gateway of the data-path benchmark (tools/bench), only when named
@@ -51,6 +53,22 @@ wait_quietly() {  # true once PID has ended, false after SECONDS while it still 
   local pid=$1 left=$2
   while ((left-- > 0)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done
   ! kill -0 "$pid" 2>/dev/null
+}
+
+# Go programs of modules with replace lines cannot be go-installed: build them from a writable
+# copy of the downloaded module, resolving its requirements with -mod=mod (its vendor/ holds only
+# modules.txt). go_build_module MODULE@VERSION OUTPUT_DIR NAME=PACKAGE... (GO_LDFLAGS: more
+# -ldflags; MODULE_SUM: the module's pinned hash, for module_dir)
+go_build_module() {
+  local module=$1 out=$2 src work target; shift 2
+  src=$(module_dir "$module" "${MODULE_SUM:-}")
+  work=$(mktemp -d "$cache/.build.XXXXXX")
+  cp -r "$src/." "$work" && chmod -R u+w "$work" && rm -rf "$work/vendor"
+  for target in "$@"; do
+    (cd "$work" && timed go build -mod=mod -trimpath -ldflags "-s -w ${GO_LDFLAGS:-}" -o "$out/${target%%=*}.part" "./${target#*=}")
+    mv "$out/${target%%=*}.part" "$out/${target%%=*}"
+  done
+  rm -rf "$work"
 }
 
 go_version_of() { awk -v m="$1" '$1 == m {print $2}' "$here/kube/go.mod" | head -1; }
@@ -103,22 +121,14 @@ fi
 diff_dir="$cache/helm-plugins-$HELM_DIFF_VERSION"
 if [ ! -x "$diff_dir/diff/bin/diff" ]; then
   log "installing the helm-diff plugin $HELM_DIFF_VERSION"
-  # The checksum database answers for its dependencies, not for it: its zip's hash is checked here.
-  # Built in a copy of the module by its own go.sum (go install asks the proxy for the module's
-  # version list, to warn of a deprecation, and the proxy refuses that list here).
-  read -r diff_src diff_sum < <(GONOSUMDB=github.com/databus23/helm-diff go mod download -json \
-    "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["Dir"], d["Sum"])')
-  if [ "$diff_sum" != "$HELM_DIFF_SUM" ]; then
-    log "helm-diff $HELM_DIFF_VERSION: the module's hash is $diff_sum, versions.env pins $HELM_DIFF_SUM"
-    exit 1
-  fi
+  # The checksum database answers for its dependencies, not for it: its zip's hash is checked
+  # against the pin. Built in a copy of the module by its own go.sum (go install asks the proxy for
+  # the module's version list, to warn of a deprecation, and the proxy refuses that list here).
+  diff_src=$(module_dir "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" "$HELM_DIFF_SUM")
   rm -rf "$diff_dir" && mkdir -p "$diff_dir/diff/bin"
-  diff_work=$(mktemp -d "$cache/.build.XXXXXX")
-  cp -r "$diff_src/." "$diff_work" && chmod -R u+w "$diff_work"
-  (cd "$diff_work" && timed go build -mod=mod -trimpath -o "$diff_dir/diff/bin/diff" \
-    -ldflags "-s -w -X github.com/databus23/helm-diff/v3/cmd.Version=${HELM_DIFF_VERSION#v}" .)
+  GO_LDFLAGS="-X github.com/databus23/helm-diff/v3/cmd.Version=${HELM_DIFF_VERSION#v}" MODULE_SUM=$HELM_DIFF_SUM \
+    go_build_module "github.com/databus23/helm-diff/v3@$HELM_DIFF_VERSION" "$diff_dir/diff/bin" diff=.
   cp "$diff_src/plugin.yaml" "$diff_dir/diff/plugin.yaml" && chmod u+w "$diff_dir/diff/plugin.yaml"
-  rm -rf "$diff_work"
 fi
 # $cache/helm: Helm with that plugin directory, for every caller (the inventory's helm binary,
 # Fluid's controllers' ddc-helm, the tests).
@@ -131,55 +141,55 @@ if [ ! -x "$helm_run/helm" ]; then
 fi
 link "$helm_run/helm" "$cache/helm"
 
-if wants fluid; then
-  fluid_dir="$cache/fluid-$FLUID_VERSION"
-  if [ ! -f "$fluid_dir/.complete-all-dependencies" ]; then
-    log "fetching the Fluid $FLUID_VERSION chart and CRDs from its Go module"
-    src=$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")
-    rm -rf "$fluid_dir" && mkdir -p "$fluid_dir"
-    cp -r "$src/charts/." "$fluid_dir/charts" && chmod -R u+w "$fluid_dir"
-    # Module zips drop symlinks: every chart with a file:// dependency (the engine charts, the
-    # DataLoad/backup/migrate/process charts one level deeper) had charts/<name> linked to it.
-    find "$fluid_dir/charts" -name Chart.yaml | while read -r chart_file; do
-      chart=$(dirname "$chart_file")
-      sed -n 's/^ *repository: *"\{0,1\}file:\/\/\([^"]*\)"\{0,1\} *$/\1/p' "$chart_file" | while read -r dependency; do
-        mkdir -p "$chart/charts" && cp -r "$chart/$dependency" "$chart/charts/$(basename "$dependency")"
-      done
+# Fluid's releases, each keyed by its version: FLUID_VERSION, and FLUID_PREVIOUS_VERSION (whose
+# module is checked against FLUID_PREVIOUS_SUM). fluid_charts VERSION [SUM]: the charts and CRDs
+# from the module into $cache/fluid-VERSION, the fluid chart packaged there, once.
+fluid_charts() {
+  local dir="$cache/fluid-$1" src
+  [ ! -f "$dir/.complete-all-dependencies" ] || return 0
+  log "fetching the Fluid $1 chart and CRDs from its Go module"
+  src=$(module_dir "github.com/fluid-cloudnative/fluid@$1" "${2:-}")
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp -r "$src/charts/." "$dir/charts" && chmod -R u+w "$dir"
+  # Module zips drop symlinks: every chart with a file:// dependency (the engine charts, the
+  # DataLoad/backup/migrate/process charts one level deeper) had charts/<name> linked to it.
+  find "$dir/charts" -name Chart.yaml | while read -r chart_file; do
+    chart=$(dirname "$chart_file")
+    sed -n 's/^ *repository: *"\{0,1\}file:\/\/\([^"]*\)"\{0,1\} *$/\1/p' "$chart_file" | while read -r dependency; do
+      mkdir -p "$chart/charts" && cp -r "$chart/$dependency" "$chart/charts/$(basename "$dependency")"
     done
-    "$helm_bin" package "$fluid_dir/charts/fluid/fluid" -d "$fluid_dir" >/dev/null
-    touch "$fluid_dir/.complete-all-dependencies"
-  fi
-  link "$fluid_dir" "$cache/fluid"
-fi
-
-# Go programs of modules with replace lines cannot be go-installed: build them from a writable
-# copy of the downloaded module, resolving its requirements with -mod=mod (its vendor/ holds only
-# modules.txt). go_build_module MODULE@VERSION OUTPUT_DIR NAME=PACKAGE... (GO_LDFLAGS: more -ldflags)
-go_build_module() {
-  local module=$1 out=$2 work; shift 2
-  work=$(mktemp -d "$cache/.build.XXXXXX")
-  cp -r "$(module_dir "$module")/." "$work" && chmod -R u+w "$work" && rm -rf "$work/vendor"
-  local target
-  for target in "$@"; do
-    (cd "$work" && timed go build -mod=mod -trimpath -ldflags "-s -w ${GO_LDFLAGS:-}" -o "$out/${target%%=*}.part" "./${target#*=}")
-    mv "$out/${target%%=*}.part" "$out/${target%%=*}"
   done
-  rm -rf "$work"
+  "$helm_bin" package "$dir/charts/fluid/fluid" -d "$dir" >/dev/null
+  touch "$dir/.complete-all-dependencies"
 }
+# fluid_programs VERSION SUM DIR NAME=PACKAGE...: those of the programs missing in DIR, built.
+fluid_programs() {
+  local version=$1 sum=$2 out=$3 target missing=(); shift 3
+  for target in "$@"; do
+    [ -x "$out/${target%%=*}" ] || missing+=("$target")
+  done
+  ((${#missing[@]})) || return 0
+  log "building Fluid $version's ${missing[*]%%=*}: first run only, 2-7 min on 2 cores"
+  mkdir -p "$out"
+  MODULE_SUM=$sum go_build_module "github.com/fluid-cloudnative/fluid@$version" "$out" "${missing[@]}"
+}
+fluid_controllers=(dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio
+  thinruntime-controller=cmd/thin fluidapp-controller=cmd/fluidapp)
 
 if wants fluid; then
-  fluid_bin="$cache/fluid-controllers-$FLUID_VERSION"
-  missing=()
-  for target in dataset-controller=cmd/dataset alluxioruntime-controller=cmd/alluxio thinruntime-controller=cmd/thin \
-      fluidapp-controller=cmd/fluidapp; do
-    [ -x "$fluid_bin/${target%%=*}" ] || missing+=("$target")
-  done
-  if ((${#missing[@]})); then
-    log "building Fluid $FLUID_VERSION's controllers (${missing[*]%%=*}): first run only, 3-7 min on 2 cores"
-    mkdir -p "$fluid_bin"
-    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_bin" "${missing[@]}"
-  fi
-  link "$fluid_bin" "$cache/fluid-controllers"
+  fluid_charts "$FLUID_VERSION"
+  link "$cache/fluid-$FLUID_VERSION" "$cache/fluid"
+  fluid_programs "$FLUID_VERSION" "" "$cache/fluid-controllers-$FLUID_VERSION" "${fluid_controllers[@]}"
+  link "$cache/fluid-controllers-$FLUID_VERSION" "$cache/fluid-controllers"
+fi
+# Its CSI plugin too (the pinned release's is node's): the upgrade test installs this release on the
+# real nodes, from its chart and the images images.sh makes of these programs.
+if wants fluid-previous; then
+  fluid_charts "$FLUID_PREVIOUS_VERSION" "$FLUID_PREVIOUS_SUM"
+  link "$cache/fluid-$FLUID_PREVIOUS_VERSION" "$cache/fluid-previous"
+  fluid_programs "$FLUID_PREVIOUS_VERSION" "$FLUID_PREVIOUS_SUM" "$cache/fluid-controllers-$FLUID_PREVIOUS_VERSION" \
+    "${fluid_controllers[@]}"
+  fluid_programs "$FLUID_PREVIOUS_VERSION" "$FLUID_PREVIOUS_SUM" "$cache/fluid-csi-$FLUID_PREVIOUS_VERSION" fluid-csi=cmd/csi
 fi
 
 if wants mpijob; then
@@ -252,12 +262,7 @@ if [[ " ${parts[*]} " == *" node "* ]]; then
   fi
   link "$node_bin" "$cache/node-bin"
   # Fluid's CSI plugin (its image: images/fluid-csi), beside its controllers.
-  fluid_csi="$cache/fluid-csi-$FLUID_VERSION"
-  if [ ! -x "$fluid_csi/fluid-csi" ]; then
-    log "building Fluid $FLUID_VERSION's CSI plugin: first run only, about 2 min on 2 cores"
-    mkdir -p "$fluid_csi"
-    go_build_module "github.com/fluid-cloudnative/fluid@$FLUID_VERSION" "$fluid_csi" fluid-csi=cmd/csi
-  fi
-  link "$fluid_csi" "$cache/fluid-csi"
+  fluid_programs "$FLUID_VERSION" "" "$cache/fluid-csi-$FLUID_VERSION" fluid-csi=cmd/csi
+  link "$cache/fluid-csi-$FLUID_VERSION" "$cache/fluid-csi"
 fi
 log "parts ready in $cache"

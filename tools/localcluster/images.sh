@@ -7,6 +7,7 @@
 #                                 pinned by digest, to $run/images/<name>; push it too under the
 #                                 upstream references it stands for, as a site's mirror holds them
 #   images.sh list                the images this cluster runs, one reference per line
+#   images.sh upstream [NAME...]  each image's name and the upstream references push gives it
 # Called by cluster.sh, with its CONTAINERS_CONF.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,10 +18,14 @@ log_name='localcluster images'
 . "$here/../lib.sh"
 # shellcheck source=instance.sh  # cache, run
 . "$here/instance.sh"
-names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers mpi-operator training versitygw s3fs)
+names=(pause coredns gpu-device-plugin csi-registrar alluxio fluid-csi fluid-controllers fluid-csi-previous
+  fluid-controllers-previous mpi-operator training versitygw s3fs)
 
 # Each image: its version (the start of its tag), the files of this repository it is made from
-# (they key its tag with the recipe), and prepare_<name> CONTEXT, which puts them in the context.
+# (they key its tag with the recipe), and its recipe: images/<recipe> and prepare_<recipe> CONTEXT
+# NAME, which puts them in the context. NAME-previous is NAME's program of Fluid's release before
+# (FLUID_PREVIOUS_VERSION, which the upgrade test installs first), made by NAME's recipe.
+recipe_of() { echo "${1%-previous}"; }
 version_of() {
   case $1 in
     pause) echo "$PAUSE_VERSION" ;;
@@ -29,6 +34,7 @@ version_of() {
     # Fluid parses the runtime image's tag as a version: it must start with one.
     alluxio) echo 2.9.3 ;;
     fluid-csi | fluid-controllers) echo "${FLUID_VERSION#v}" ;;
+    fluid-csi-previous | fluid-controllers-previous) echo "${FLUID_PREVIOUS_VERSION#v}" ;;
     mpi-operator) echo "${MPI_OPERATOR_VERSION#v}" ;;
     versitygw) echo "${VERSITYGW_VERSION#v}" ;;
     # Debian bookworm's s3fs-fuse.
@@ -42,7 +48,7 @@ inputs_of() {
     gpu-device-plugin | csi-registrar) echo "$here/agents" ;;
     alluxio) echo "$repo/tools/alluxio/jars.lock" "$repo/tools/alluxio/bin" "$repo/tools/alluxio/conf" ;;
     # Built from pinned modules (Kubernetes, CoreDNS, Fluid, Helm): a new pin is a new image.
-    pause | coredns | fluid-csi | fluid-controllers | mpi-operator | versitygw) echo "$here/versions.env" ;;
+    pause | coredns | fluid-csi* | fluid-controllers* | mpi-operator | versitygw) echo "$here/versions.env" ;;
   esac
 }
 
@@ -58,15 +64,27 @@ prepare_csi-registrar() { build_agent csi-registrar "$1"; }
 build_agent() {  # build_agent NAME CONTEXT: a static binary of agents/cmd/NAME
   (cd "$here/agents" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$2/$1" "./cmd/$1")
 }
-prepare_fluid-csi() {  # build.sh node's binary, the scripts from the Fluid module
-  cp "$cache/fluid-csi/fluid-csi" "$(module_dir "github.com/fluid-cloudnative/fluid@$FLUID_VERSION")"/csi/shell/*.sh "$1/"
+# The Fluid release of a Fluid image, and its module's pin (module_dir) where it has one.
+fluid_release_of() {
+  case $1 in
+    *-previous) echo "$FLUID_PREVIOUS_VERSION $FLUID_PREVIOUS_SUM" ;;
+    *) echo "$FLUID_VERSION" ;;
+  esac
+}
+prepare_fluid-csi() {  # build.sh's CSI plugin of the image's Fluid (node, fluid-previous), the scripts from its module
+  local version sum src
+  read -r version sum <<< "$(fluid_release_of "$2")"
+  src=$(module_dir "github.com/fluid-cloudnative/fluid@$version" "$sum")
+  cp "$cache/fluid-csi-$version/fluid-csi" "$src"/csi/shell/*.sh "$1/"
   chmod 0755 "$1"/*
 }
-prepare_fluid-controllers() {  # build.sh fluid's binaries and charts, its Helm
-  cp "$cache/fluid-controllers/dataset-controller" "$cache/fluid-controllers/alluxioruntime-controller" \
-    "$cache/fluid-controllers/thinruntime-controller" "$cache/fluid-controllers/fluidapp-controller" "$1/"
+prepare_fluid-controllers() {  # build.sh's binaries and charts of the image's Fluid (fluid, fluid-previous), its Helm
+  local version
+  read -r version _ <<< "$(fluid_release_of "$2")"
+  cp "$cache/fluid-controllers-$version/dataset-controller" "$cache/fluid-controllers-$version/alluxioruntime-controller" \
+    "$cache/fluid-controllers-$version/thinruntime-controller" "$cache/fluid-controllers-$version/fluidapp-controller" "$1/"
   cp "$cache/helm-$HELM_VERSION/helm" "$1/ddc-helm"
-  cp -r "$cache/fluid/charts" "$1/charts"
+  cp -r "$cache/fluid-$version/charts" "$1/charts"
 }
 prepare_training() { :; }  # its files are all beside its Containerfile
 prepare_s3fs() { :; }
@@ -78,33 +96,40 @@ prepare_alluxio() {  # the jars from Maven Central, the project's alluxio comman
 }
 
 # The upstream images each one stands for: those the pinned charts deploy by default (Fluid's
-# values.yaml, mpi-operator's standalone overlay), for Alluxio its own image of the release the
-# jars are, for the training the seeds' job image, for s3fs the name inventory/local's
-# ThinRuntime profile gives it. The local registry serves it under these paths too, laid out as a
-# site's mirror is (plugins/module_utils/common/images.py, mirrored): the bundle's fluidops_image_registry
-# finds there every image it deploys, as tests/nodes checks against playbooks/images.yml.
+# charts of both releases, as helm template renders their defaults; mpi-operator's standalone
+# overlay), for Alluxio its own image of the release the jars are, for the training the seeds' job
+# image, for s3fs the name inventory/local's ThinRuntime profile gives it. The local registry
+# serves it under these paths too, laid out as a site's mirror is
+# (plugins/module_utils/common/images.py, mirrored): the bundle's fluidops_image_registry finds
+# there every image it deploys, as tests/nodes checks against playbooks/images.yml.
 upstream_of() {
-  local fluid=v1.0.8-6533239  # Fluid 1.0.8's chart: its images' defaultVersion
   case $1 in
-    fluid-controllers) echo "fluidcloudnative/dataset-controller:$fluid fluidcloudnative/alluxioruntime-controller:$fluid" \
-      "fluidcloudnative/thinruntime-controller:$fluid fluidcloudnative/application-controller:$fluid" ;;
-    fluid-csi) echo "fluidcloudnative/fluid-csi:$fluid" ;;
-    csi-registrar) echo "fluidcloudnative/csi-node-driver-registrar:v2.14.0" ;;
+    fluid-controllers*) fluid_chart_images "$1" '/(dataset|alluxioruntime|thinruntime|application)-controller:' ;;
+    fluid-csi*) fluid_chart_images "$1" '/fluid-csi:' ;;
+    # One registrar for both releases' charts.
+    csi-registrar) fluid_chart_images fluid-csi '/csi-node-driver-registrar:' && fluid_chart_images fluid-csi-previous '/csi-node-driver-registrar:' ;;
     alluxio) echo "alluxio/alluxio:2.9.3" ;;
     mpi-operator) echo "mpioperator/mpi-operator:${MPI_OPERATOR_VERSION#v}" ;;
     training) echo "tensorflow-samples/horovod-benchmark-dawnbench-v2:0.18.1-tf1.14.0-torch1.2.0-mxnet1.5.0-py3.6" ;;
     s3fs) echo "fluidops/s3fs-fuse:$(version_of s3fs)" ;;
   esac
 }
+fluid_chart_images() {  # fluid_chart_images NAME REGEX: the images of the Fluid chart of NAME's release that match
+  local version
+  read -r version _ <<< "$(fluid_release_of "$1")"
+  "$cache/helm-$HELM_VERSION/helm" template fluid "$cache/fluid-$version/charts/fluid/fluid" \
+    | sed -n 's/^[ -]*image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' | grep -E "$2" | sort -u \
+    || die "no image matching $2 in Fluid $version's chart (is $cache/fluid-$version there? tools/localcluster/build.sh)"
+}
 
 # The tag: the version, then a key of the Containerfile, the files beside it, the inputs and the
 # prepare function that makes the context.
 image_tag() {
   local key
-  key=$( (cd "$here/images/$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum
+  key=$( (cd "$here/images/$(recipe_of "$1")" && find . -type f -print0 | sort -z | xargs -0 sha256sum
     # shellcheck disable=SC2046  # one word per input path
     [ -z "$(inputs_of "$1")" ] || find $(inputs_of "$1") -type f -print0 | sort -z | xargs -0 sha256sum | cut -c1-64
-    declare -f "prepare_$1"
+    declare -f "prepare_$(recipe_of "$1")"
     version_of "$1") | sha256sum | cut -c1-10)
   echo "localhost/fluidops/$1:$(version_of "$1")-$key"
 }
@@ -116,8 +141,8 @@ build() {
     podman image exists "$tag" && continue
     log "building the $name image ($tag)"
     context=$(mktemp -d "${TMPDIR:-/tmp}/fluidops-image.XXXXXX")
-    cp -r "$here/images/$name/." "$context/"
-    "prepare_$name" "$context"
+    cp -r "$here/images/$(recipe_of "$name")/." "$context/"
+    "prepare_$(recipe_of "$name")" "$context" "$name"
     podman build --quiet --format oci --build-arg "BASE=$("$repo/tools/hostimage/build.sh" base)" \
       --file "$context/Containerfile" --tag "$tag" "$context" >/dev/null \
       || { rm -rf "$context"; die "the $name image did not build"; }
@@ -129,7 +154,7 @@ build() {
 }
 
 push() {  # push REGISTRY: each image by its tag, then its reference pinned by the digest pushed
-  local registry=$1 name tag remote digest upstream
+  local registry=$1 name tag remote digest upstreams upstream
   mkdir -p "$run/images"
   for name in "${names[@]}"; do
     tag=$(image_tag "$name")
@@ -139,7 +164,8 @@ push() {  # push REGISTRY: each image by its tag, then its reference pinned by t
     digest=$(cat "$run/images/.$name.digest")
     echo "$remote@$digest" > "$run/images/$name"
     rm -f "$run/images/.$name.digest"
-    for upstream in $(upstream_of "$name"); do
+    upstreams=$(upstream_of "$name")
+    for upstream in $upstreams; do
       podman push --quiet --tls-verify=false --format oci "$tag" "$registry/$upstream" || die "could not push $tag to $registry/$upstream"
     done
   done
@@ -149,5 +175,11 @@ case ${1:-} in
   build) shift; (($#)) || set -- "${names[@]}"; build "$@" ;;
   push) [ $# -eq 2 ] || die "usage: images.sh push REGISTRY"; push "$2" ;;
   list) for name in "${names[@]}"; do cat "$run/images/$name" 2>/dev/null || image_tag "$name"; done ;;
-  *) echo "usage: $0 build [NAME...] | push REGISTRY | list" >&2; exit 2 ;;
+  upstream) shift; (($#)) || set -- "${names[@]}"
+    for name in "$@"; do
+      version_of "$name" >/dev/null
+      upstreams=$(upstream_of "$name")
+      echo "$name" "${upstreams//$'\n'/ }"
+    done ;;
+  *) echo "usage: $0 build [NAME...] | push REGISTRY | list | upstream [NAME...]" >&2; exit 2 ;;
 esac
