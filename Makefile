@@ -22,7 +22,7 @@ tools_run = $(run) PYTHONPATH="$(CURDIR)/.collections:$(CURDIR)/tools"
 PLAYBOOKS := site.yml $(wildcard playbooks/*.yml)
 SCENARIOS := $(notdir $(patsubst %/molecule.yml,%,$(wildcard molecule/*/molecule.yml)))
 
-.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test beside-nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath role-docs
+.PHONY: help deps host-image lint sanity unit core-oldest galaxy-import checks render-test schemas integration molecule cluster-test nodes-test upgrade-test beside-nodes-test test demo cluster-up cluster-down cluster-kubeconfig cluster-status render run bench bench-datapath role-docs
 
 help:  ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-13s %s\n", $$1, $$2}'
@@ -104,11 +104,15 @@ cluster-test: host-image  ## the simulated cluster (FLUIDOPS_NODES=kwok): Helm, 
 nodes-test: host-image  ## the local cluster's real nodes: site.yml whole with inventory/local, its phases, faults and check mode, the failures made for real
 	$(run) python -m pytest -q --durations=15 tests/nodes
 
+# Its own cluster of real nodes too (FLUIDOPS_CLUSTER_INSTANCE=3, tests/upgrade/conftest.py; make bench-datapath takes 2).
+upgrade-test: host-image  ## Fluid's release before the pinned one deployed with a warm dataset, then upgraded by the upgrade runbook
+	$(run) python -m pytest -q --durations=10 tests/upgrade
+
 # The targets share no state (their clusters, containers, venvs and copies are their own): they
 # run side by side, output kept per target. The static checks take one slot, one after another,
 # galaxy-import last. The real nodes' suite, the longest, starts first; the simulated cluster's
-# once the others beside it have ended, so that two clusters run at once only with nothing else:
-# each runs Alluxio's JVMs, whose probes and leases have fixed deadlines.
+# once the others beside it have ended, then the upgrade's, so that two clusters run at once only
+# with nothing else: each runs Alluxio's JVMs, whose probes and leases have fixed deadlines.
 test: deps  ## everything CI runs
 	@# The local cluster's parts first, once: render-test, integration and the clusters read its charts.
 	@tools/localcluster/build.sh
@@ -118,10 +122,11 @@ test: deps  ## everything CI runs
 # The checks, render-test, integration and molecule run niced (19): they take the cores the real
 # nodes' suite leaves. The kernel schedules each session as a group (autogroups) and ansible-runner
 # starts one per run: tools/run.py gives that group the run's nice (docs/testing.md). cluster-test
-# is not niced: its cluster's JVMs have fixed deadlines.
-beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test
+# and upgrade-test are not niced: their clusters' JVMs have fixed deadlines.
+beside-nodes-test: deps  ## checks, render-test, integration and molecule side by side (niced), then cluster-test, then upgrade-test
 	@nice -n 19 $(MAKE) --no-print-directory --output-sync=target -j3 checks render-test integration molecule
 	@$(MAKE) --no-print-directory cluster-test
+	@$(MAKE) --no-print-directory upgrade-test
 
 checks: deps  ## lint, unit, core-oldest and galaxy-import, one after another
 	@$(MAKE) --no-print-directory -j1 lint unit core-oldest galaxy-import

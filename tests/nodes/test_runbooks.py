@@ -18,7 +18,7 @@ import yaml
 
 from conftest import INVENTORY, NODES, host, wait_until
 from keys import leaks
-from playbook import LOCAL_CHARTS, folded
+from playbook import folded
 from pods import BASELINE, DATASET, READ, events, kubectl, pod, pods, read_sums, running_pod
 from runbook_shell import run
 
@@ -184,14 +184,6 @@ def test_scaling_the_workers_out_and_in(kubeconfig, shell, tmp_path):
     finally:
         if field(kubeconfig, "alluxioruntime", DATASET, ".spec.replicas") != "1":
             kubectl(kubeconfig, "patch", "alluxioruntime", DATASET, "--type=merge", "-p", '{"spec": {"replicas": 1}}')
-
-
-def test_upgrading_fluid_to_the_same_chart(shell):
-    # Only 1.0.8 is built here: the procedure runs from 1.0.8 to 1.0.8 (the runbook says so).
-    upgrade = dict(shell, FLUID_CHART=LOCAL_CHARTS["fluid_chart_ref"])
-    for block_id in ("upgrade-now", "upgrade-crd-diff", "upgrade-preview", "upgrade-apply", "upgrade-crds-current",
-                     "upgrade-controllers"):
-        run(upgrade, block_id)
 
 
 def test_the_csi_root_dir_commands_on_a_pod_using_the_dataset(kubeconfig, fluid, images, shell):  # pylint: disable=unused-argument

@@ -24,5 +24,6 @@ def test_teardown_leaves_no_fluid_object_pv_or_pvc_and_a_second_one_changes_noth
 
 def test_every_runnable_block_of_the_runbooks_was_run():
     # Run the whole suite: a block added to a runbook and run by no test fails here (and, without a
-    # cluster, in tests/unit/test_runbooks.py when no test names it).
-    assert not_run() == []
+    # cluster, in tests/unit/test_runbooks.py when no test names it). The upgrade runbook's run on
+    # a cluster of their own, from the release before (tests/upgrade), which checks them itself.
+    assert [where for where in not_run() if not where.startswith("docs/runbooks/upgrade-fluid.md")] == []

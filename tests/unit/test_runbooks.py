@@ -21,7 +21,7 @@ from runbooks import INDEX, REPO, RUNBOOKS, folded, missing, parse, runbook_file
 PROCEDURE_PARTS = ("When", "Steps", "Verify")
 TROUBLESHOOTING_PARTS = ("Symptom", "Confirm", "Fix", "Verify")
 # The tests that run the runbooks, on the real nodes.
-RUNBOOK_TESTS = sorted(glob.glob(os.path.join(REPO, "tests", "nodes", "test_*.py")))
+RUNBOOK_TESTS = sorted(glob.glob(os.path.join(REPO, "tests", "nodes", "test_*.py")) + glob.glob(os.path.join(REPO, "tests", "upgrade", "test_*.py")))
 # Shell variables every shell has, and Jinja names that are not the inventory's.
 SHELL_VARIABLES = {"PWD", "HOME", "PATH"}
 JINJA_NAMES = {"item", "inventory_hostname", "groups", "hostvars", "lookup", "query", "omit"}

@@ -1,4 +1,4 @@
-"""The pods the real nodes' tests make and read, with the local cluster's kubectl."""
+"""The pods the real nodes' tests (tests/nodes, tests/upgrade) make and read, with the local cluster's kubectl."""
 
 import contextlib
 import json
