@@ -22,7 +22,7 @@ __metaclass__ = type
 
 import zlib
 
-from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import name_problem, require
+from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import is_name, name_problem, require
 
 # What fluidops_metrics takes: auto (a ServiceMonitor where the CRD is served, else annotations),
 # one of the two, or off (no metrics objects, FUSE's web server left off).
@@ -79,20 +79,20 @@ def fuse_web_properties(properties, namespace, name):
 
 def check_fuse_ports(runtimes):
     """Two runtimes in one cluster with the same FUSE web port would collide on a node they share
-    (FUSE runs in the node's network): ``runtimes`` are (where, runtime manifest)."""
+    (FUSE runs in the node's network): ``runtimes`` are (where, runtime manifest). One dataset
+    given twice is the inventory checks' to name (module_utils/common/inventory.py)."""
     seen = {}
     for where, runtime in runtimes:
         port = (runtime["spec"].get("properties") or {}).get(FUSE_WEB_PORT)
+        key = (runtime["metadata"].get("namespace"), runtime["metadata"]["name"])
         if port is None:
             continue
-        require(port not in seen, "%s: its FUSE metrics port %s is also %s's: set runtime.properties.%s to another port"
-                % (where, port, seen.get(port), FUSE_WEB_PORT))
-        seen[port] = where
+        other = seen.setdefault(port, (where, key))
+        require(other[1] == key, "%s: its FUSE metrics port %s is also %s's: set runtime.properties.%s to another port"
+                % (where, port, other[0], FUSE_WEB_PORT))
 
 
 def _service(name, namespace, labels, selector, port, path, mode, target=None):
-    problem = name_problem(name, "dns1035")
-    require(not problem, "the metrics Service %s: %s: shorten the dataset's name, or set fluidops_metrics: off" % (name, problem))
     metadata = {"name": name, "namespace": namespace, "labels": dict(labels)}
     if mode == "annotations":
         metadata["annotations"] = {"prometheus.io/scrape": "true", "prometheus.io/path": path}
@@ -117,6 +117,12 @@ def dataset_metrics(runtime, mode):
     if mode == "off":
         return []
     name, namespace = runtime["metadata"]["name"], runtime["metadata"]["namespace"]
+    # A name Fluid refuses is the Dataset's own error (the schema checks name it first); one it
+    # takes may still be too long for the Services' suffix.
+    longest = "%s-metrics-master" % name
+    problem = name_problem(longest, "dns1035")
+    require(problem is None or not is_name(name, "dns1035"),
+            "the metrics Service %s: %s: shorten the dataset's name, or set fluidops_metrics: off" % (longest, problem))
     fuse_port = int(runtime["spec"]["properties"][FUSE_WEB_PORT])
     labels = {PURPOSE_LABEL: "alluxio", DATASET_LABEL: name}
     objects = [_service("%s-metrics-%s" % (name, component), namespace, dict(labels, **{"fluidops.io/component": component}),

@@ -108,3 +108,14 @@ def test_a_service_per_fluid_controller_the_release_enables():
     annotated = fluid_metrics_objects(dict(values, webhook={"enabled": True}), "fluid-system", "auto")
     assert annotated[-1]["spec"]["selector"] == {"control-plane": "fluid-webhook"}
     assert annotated[0]["metadata"]["annotations"] == {"prometheus.io/scrape": "true", "prometheus.io/path": "/metrics"}
+
+
+def test_a_dataset_given_twice_is_left_to_the_inventory_checks_not_called_a_port_clash():
+    # module_utils/common/inventory.py names the duplicate; the two share a port only because they are one.
+    items = [dict(pvc_dataset(replicas=1), placement="Shared") for _ in range(2)]
+    assert len(fluid_dataset_manifests(items, dict(CONTEXT, metrics="auto"))["manifests"]) == 10
+
+
+def test_a_name_fluid_refuses_is_named_as_the_dataset_s_not_as_its_metrics_service():
+    with pytest.raises(AnsibleFilterError, match=r"Dataset default/1k-imagenet: metadata.name=1k-imagenet is not a DNS-1035 label"):
+        fluid_dataset_manifests([dict(pvc_dataset(), name="1k-imagenet")], dict(CONTEXT, metrics="auto"))
