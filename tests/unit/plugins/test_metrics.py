@@ -3,13 +3,13 @@ endpoint of each AlluxioRuntime and Fluid controller, annotated or selected by a
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from test_fluid_manifests import CONTEXT, pvc_dataset
 
 from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests
 from ansible_collections.fluidops.accel.plugins.filter.metrics_objects import fluid_metrics_objects
 from ansible_collections.fluidops.accel.plugins.module_utils.common.checks import InputError
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid import metrics
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid.manifests import build_dataset
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_fluid_manifests import CONTEXT, pvc_dataset
 
 
 def built(mode, item=None):

@@ -1,11 +1,11 @@
 """GPU nodes joining or leaving the pool: which runtimes they change, and what runs on them."""
 
 import pytest
-from test_fluid_manifests import CONTEXT, pvc_dataset
 
 from ansible_collections.fluidops.accel.plugins.filter.dataset_objects import fluid_dataset_manifests
 from ansible_collections.fluidops.accel.plugins.filter.pods import pods_in_the_way
 from ansible_collections.fluidops.accel.plugins.module_utils.fluid.pool import covers, pool_runtimes
+from ansible_collections.fluidops.accel.tests.unit.plugins.test_fluid_manifests import CONTEXT, pvc_dataset
 
 V100 = {"aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB", "kubernetes.io/hostname": "gpu-node-5"}
 A100 = {"aliyun.accelerator/nvidia_name": "A100", "kubernetes.io/hostname": "gpu-node-6"}
