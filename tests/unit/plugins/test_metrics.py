@@ -112,7 +112,7 @@ def test_a_service_per_fluid_controller_the_release_enables():
 
 def test_a_dataset_given_twice_is_left_to_the_inventory_checks_not_called_a_port_clash():
     # module_utils/common/inventory.py names the duplicate; the two share a port only because they are one.
-    items = [dict(pvc_dataset(replicas=1), placement="Shared") for _ in range(2)]
+    items = [dict(pvc_dataset(replicas=1), placement="Shared"), dict(pvc_dataset(replicas=1), placement="Shared")]
     assert len(fluid_dataset_manifests(items, dict(CONTEXT, metrics="auto"))["manifests"]) == 10
 
 
