@@ -39,11 +39,15 @@ def covers(dataset, labels):
     return not terms or any(all(_matches(e, labels) for e in term.get("matchExpressions") or []) for term in terms)
 
 
-def pool_runtimes(manifests, nodes):
+def pool_runtimes(manifests, nodes, existing=None):
     """[{name, namespace, kind, replicas}] of the runtimes among ``manifests`` (the datasets'
     objects as the pool after the change builds them) whose dataset covers one of ``nodes``
-    (their labels, {key: value} each), sorted by namespace and name."""
-    datasets = {(m["metadata"]["namespace"], m["metadata"]["name"]): m for m in manifests if m["kind"] == "Dataset"}
+    (their labels, {key: value} each), sorted by namespace and name. With ``existing`` (the
+    cluster's Dataset objects), only those of datasets the cluster has: one not made yet gets the
+    pool's replicas when the datasets phase makes it."""
+    made = None if existing is None else {(d["metadata"].get("namespace"), d["metadata"]["name"]) for d in existing}
+    datasets = {(m["metadata"]["namespace"], m["metadata"]["name"]): m for m in manifests
+                if m["kind"] == "Dataset" and (made is None or (m["metadata"]["namespace"], m["metadata"]["name"]) in made)}
     found = []
     for runtime in manifests:
         key = (runtime["metadata"].get("namespace"), runtime["metadata"]["name"])

@@ -67,3 +67,10 @@ def test_training_pods_and_the_datasets_users_are_in_the_way_and_nothing_else():
     found = pods_in_the_way(pods, [{"claim": "imagenet", "namespace": "default"}])
     assert [(p["name"], p["job"], p["claims"]) for p in found] == [("job-worker-0", "resnet", []), ("notebook", None, ["imagenet"])]
     assert pods_in_the_way([], [{"claim": "imagenet", "namespace": "default"}]) == []
+
+
+def test_only_the_runtimes_of_datasets_the_cluster_has_when_it_is_given():
+    built = manifests([dict(pvc_dataset(), name="made", placement="Shared"), dict(pvc_dataset(), name="not-yet", placement="Shared")], 4)
+    made = [{"metadata": {"name": "made", "namespace": "default"}}, {"metadata": {"name": "not-yet", "namespace": "other"}}]
+    assert [r["name"] for r in pool_runtimes(built, [V100], made)] == ["made"]
+    assert pool_runtimes(built, [V100], []) == []
